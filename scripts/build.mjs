@@ -1,0 +1,59 @@
+// One esbuild script for every bundle: the extension host, the language server, the CLI, and the
+// integration tests that run inside a real VS Code extension host. Type-checking is `npm run typecheck`.
+import * as esbuild from 'esbuild';
+import { readdirSync, statSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+
+/** @param {string} dir */
+function walk(dir) {
+  let out = [];
+  try {
+    for (const name of readdirSync(dir)) {
+      const p = join(dir, name);
+      if (statSync(p).isDirectory()) out = out.concat(walk(p));
+      else if (p.endsWith('.ts')) out.push(p);
+    }
+  } catch { /* folder not there yet */ }
+  return out;
+}
+
+const common = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  sourcemap: !production,
+  minify: production,
+  logLevel: 'warning',
+  // lowdb is ESM-only; esbuild turns it into CommonJS inside each bundle.
+  mainFields: ['module', 'main'],
+};
+
+const builds = [
+  { ...common, entryPoints: { extension: 'src/extension/extension.ts' }, outdir: 'dist', external: ['vscode'] },
+  { ...common, entryPoints: { server: 'src/server/main.ts' }, outdir: 'dist' },
+  { ...common, entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
+];
+const integration = walk('test/integration').filter((f) => !f.endsWith('.d.ts'));
+if (integration.length > 0 && !production) {
+  builds.push({
+    ...common,
+    entryPoints: integration,
+    outbase: 'test/integration',
+    outdir: 'out/test/integration',
+    bundle: true,
+    external: ['vscode', 'mocha'],
+  });
+}
+
+if (!watch) rmSync('dist', { recursive: true, force: true });
+if (watch) {
+  for (const b of builds) await (await esbuild.context(b)).watch();
+  console.log('[build] watching');
+} else {
+  await Promise.all(builds.map((b) => esbuild.build(b)));
+  console.log(`[build] ${production ? 'production' : 'development'} bundles written to dist/`);
+}

@@ -1,0 +1,124 @@
+/**
+ * `session-knowledge`: the command-line tool on the same core as the language server. No VS Code needed.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { KnowledgeCore } from '../server/knowledgeCore';
+import type { Stats } from '../shared/schemas';
+
+export interface CliIo {
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
+  stdin: NodeJS.ReadableStream;
+  cwd: string;
+}
+
+const HELP = `session-knowledge — Session Knowledge on the command line (no VS Code needed)
+
+Usage:
+  session-knowledge stats [--workspace DIR] [--storage DIR] [--json]
+      Counts notes, plans and sessions, checks every store file, lists problems found.
+      Exit 0 when healthy, 1 when a problem was found, 2 on bad input.
+  session-knowledge --help | --version
+
+Options:
+  --workspace DIR   the workspace folder holding .knowledge/ (default: the current folder)
+  --storage DIR     the extension's global storage (default: VS Code's, when it exists)
+  --json            print JSON instead of text
+`;
+
+/** The global storage VS Code gives the extension, on this platform, when the person has used it. */
+export function defaultStoragePath(): string {
+  const id = 'sessionknowledge.session-knowledge';
+  const candidates =
+    process.platform === 'darwin'
+      ? [join(homedir(), 'Library/Application Support/Code/User/globalStorage', id)]
+      : process.platform === 'win32'
+        ? [join(process.env.APPDATA ?? join(homedir(), 'AppData/Roaming'), 'Code/User/globalStorage', id)]
+        : [join(homedir(), '.config/Code/User/globalStorage', id), join(homedir(), '.local/share/code-server/User/globalStorage', id)];
+  return candidates.find((c) => existsSync(c)) ?? candidates[0]!;
+}
+
+class UsageError extends Error {}
+
+function parseOptions(args: string[], known: Record<string, 'value' | 'flag'>): Record<string, string | true> {
+  const out: Record<string, string | true> = {};
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const kind = known[arg];
+    if (!kind) throw new UsageError(`unknown option ${arg}`);
+    if (kind === 'flag') out[arg] = true;
+    else {
+      const value = args[++i];
+      if (value === undefined || value.startsWith('--')) throw new UsageError(`${arg} needs a value`);
+      out[arg] = value;
+    }
+  }
+  return out;
+}
+
+export function formatStatsText(stats: Stats): string {
+  const lines = [
+    `workspace   ${stats.workspaceFolder ?? '(none)'}`,
+    `notes       ${stats.notes}`,
+    `plans       ${stats.plans}`,
+    `sessions    ${stats.sessions}`,
+    `draft pins  ${stats.draftPins}`,
+    ...stats.stores.map((s) => `store       ${s.source}: ${s.state}${s.schemaVersion !== null ? ` (schema v${s.schemaVersion})` : ''}  ${s.path}`),
+    stats.problems.length === 0 ? 'problems    none' : `problems    ${stats.problems.length}`,
+    ...stats.problems.map((p) => `  - ${p.message}`),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+async function stats(args: string[], io: CliIo): Promise<number> {
+  const opts = parseOptions(args, { '--workspace': 'value', '--storage': 'value', '--json': 'flag' });
+  const workspace = resolve(io.cwd, typeof opts['--workspace'] === 'string' ? opts['--workspace'] : '.');
+  if (!existsSync(workspace) || !statSync(workspace).isDirectory()) throw new UsageError(`--workspace ${workspace} is not a folder`);
+  const storage = typeof opts['--storage'] === 'string' ? resolve(io.cwd, opts['--storage']) : defaultStoragePath();
+  const core = new KnowledgeCore({ workspaceFolder: workspace, globalStoragePath: storage });
+  await core.load();
+  const result = await core.stats();
+  io.stdout(opts['--json'] ? `${JSON.stringify(result, null, 2)}\n` : formatStatsText(result));
+  return result.problems.length > 0 ? 1 : 0;
+}
+
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case undefined:
+      case '--help':
+      case '-h':
+      case 'help':
+        io.stdout(HELP);
+        return command === undefined ? 2 : 0;
+      case '--version':
+        io.stdout('0.1.0\n');
+        return 0;
+      case 'stats':
+        return await stats(rest, io);
+      default:
+        throw new UsageError(`unknown command ${command}`);
+    }
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.stderr(`session-knowledge: ${err.message}\nRun session-knowledge --help for usage.\n`);
+      return 2;
+    }
+    io.stderr(`session-knowledge: ${(err as Error)?.message ?? String(err)}\n`);
+    return 2;
+  }
+}
+
+if (require.main === module) {
+  void runCli(process.argv.slice(2), {
+    stdout: (s) => process.stdout.write(s),
+    stderr: (s) => process.stderr.write(s),
+    stdin: process.stdin,
+    cwd: process.cwd(),
+  }).then((code) => {
+    process.exitCode = code;
+  });
+}

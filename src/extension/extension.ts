@@ -1,0 +1,140 @@
+/**
+ * Extension host entry. Starts the language server, registers the tree, commands and problem reporting,
+ * and returns the API. A start-up failure is shown to the person: VS Code itself shows nothing.
+ */
+import * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import { createLanguageClient } from './languageClient';
+import { NotesTreeProvider } from './notesTree';
+import {
+  CreateItemRequest,
+  GetDraftPinsRequest,
+  ItemsChangedNotification,
+  ListItemsRequest,
+  ProblemNotification,
+  ReindexRequest,
+  StatsRequest,
+  StatusRequest,
+} from '../shared/protocol';
+import type { KnowledgeKind, Stats } from '../shared/schemas';
+import type { SessionKnowledgeApi } from './api';
+
+let client: LanguageClient | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<SessionKnowledgeApi | undefined> {
+  const output = vscode.window.createOutputChannel('Session Knowledge', { log: true });
+  context.subscriptions.push(output, vscode.commands.registerCommand('sessionKnowledge.showOutput', () => output.show(true)));
+  try {
+    return await start(context, output);
+  } catch (err) {
+    const message = `Session Knowledge could not start: ${(err as Error)?.message ?? String(err)}`;
+    output.error(`${message}\n${(err as Error)?.stack ?? ''}`);
+    void vscode.window.showErrorMessage(message, 'Show Output').then((c) => c && output.show(true));
+    return undefined;
+  }
+}
+
+async function start(context: vscode.ExtensionContext, output: vscode.LogOutputChannel): Promise<SessionKnowledgeApi> {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  await vscode.workspace.fs.createDirectory(context.globalStorageUri);
+  const lc = createLanguageClient(context, output, {
+    workspaceFolder: folder?.uri.scheme === 'file' ? folder.uri.fsPath : null,
+    globalStoragePath: context.globalStorageUri.fsPath,
+    memoryEnabled: Boolean(process.env.SESSION_KNOWLEDGE_MEMORY_ENABLE),
+  });
+  client = lc;
+
+  const tree = new NotesTreeProvider(() => lc.sendRequest(ListItemsRequest.type, {}));
+  const view = vscode.window.createTreeView('sessionKnowledge.notes', { treeDataProvider: tree, showCollapseAll: false });
+  context.subscriptions.push(view);
+  const refresh = () =>
+    tree.refresh().catch((err: unknown) => output.warn(`refresh failed: ${(err as Error).message}`));
+
+  const shownProblems = new Set<string>();
+  context.subscriptions.push(
+    lc.onNotification(ItemsChangedNotification.type, () => void refresh()),
+    lc.onNotification(ProblemNotification.type, (problem) => {
+      output.warn(problem.message);
+      if (shownProblems.has(problem.path)) return;
+      shownProblems.add(problem.path);
+      const actions = problem.setAsidePath ? ['Open Set-Aside File', 'Show Output'] : ['Show Output'];
+      void vscode.window.showWarningMessage(`Session Knowledge: ${problem.message}`, ...actions).then((choice) => {
+        if (choice === 'Show Output') output.show(true);
+        if (choice === 'Open Set-Aside File' && problem.setAsidePath) void vscode.window.showTextDocument(vscode.Uri.file(problem.setAsidePath));
+      });
+    }),
+  );
+
+  const create = async (kind: KnowledgeKind) => {
+    if (!folder) {
+      void vscode.window.showWarningMessage('Open a folder first: notes and plans live in its .knowledge/ folder.');
+      return undefined;
+    }
+    const title = await vscode.window.showInputBox({
+      title: kind === 'note' ? 'New Note' : 'New Plan',
+      prompt: `Title of the ${kind}; it becomes the file's first heading`,
+      placeHolder: kind === 'note' ? 'e.g. Coding conventions' : 'e.g. Release 1.2',
+      validateInput: (v) => (v.trim() === '' ? 'A title is required' : v.length > 200 ? 'At most 200 characters' : undefined),
+    });
+    if (title === undefined) return undefined;
+    const item = await lc.sendRequest(CreateItemRequest.type, { kind, title: title.trim() });
+    await refresh();
+    await vscode.window.showTextDocument(vscode.Uri.file(item.path), { preview: false });
+    return item.id;
+  };
+
+  context.subscriptions.push(
+    vscode.commands.registerCommand('sessionKnowledge.newNote', () => create('note')),
+    vscode.commands.registerCommand('sessionKnowledge.newPlan', () => create('plan')),
+    vscode.commands.registerCommand('sessionKnowledge.refresh', async () => {
+      await lc.sendRequest(ReindexRequest.type);
+      await refresh();
+    }),
+    vscode.commands.registerCommand('sessionKnowledge.openKnowledgeFolder', async () => {
+      if (!folder) {
+        void vscode.window.showWarningMessage('Open a folder first: the knowledge folder is .knowledge/ inside it.');
+        return;
+      }
+      const uri = vscode.Uri.joinPath(folder.uri, '.knowledge');
+      await vscode.workspace.fs.createDirectory(uri);
+      await vscode.commands.executeCommand('revealInExplorer', uri);
+    }),
+    vscode.commands.registerCommand('sessionKnowledge.showStats', async (): Promise<Stats> => {
+      const stats = await lc.sendRequest(StatsRequest.type);
+      output.appendLine(formatStats(stats));
+      const summary = `Session Knowledge: ${stats.notes} notes, ${stats.plans} plans, ${stats.sessions} sessions; ${stats.problems.length === 0 ? 'no problems' : `${stats.problems.length} problem(s)`}.`;
+      void vscode.window.showInformationMessage(summary, 'Show Output').then((c) => c && output.show(true));
+      return stats;
+    }),
+  );
+
+  await lc.start();
+  context.subscriptions.push({ dispose: () => void lc.stop() });
+  await refresh();
+
+  return {
+    apiVersion: 1,
+    listItems: async () => (await lc.sendRequest(ListItemsRequest.type, {})).map(({ id, kind, title, revision }) => ({ id, kind, title, revision })),
+    getDraftPins: () => lc.sendRequest(GetDraftPinsRequest.type),
+    serverStatus: async () => {
+      const { pid, startedAt } = await lc.sendRequest(StatusRequest.type);
+      return { pid, startedAt };
+    },
+  };
+}
+
+export function formatStats(stats: Stats): string {
+  const lines = [
+    `Workspace: ${stats.workspaceFolder ?? '(none)'}`,
+    `Notes: ${stats.notes}  Plans: ${stats.plans}  Sessions: ${stats.sessions}  Draft pins: ${stats.draftPins}`,
+    ...stats.stores.map((s) => `Store ${s.source}: ${s.state}${s.schemaVersion !== null ? ` (schema v${s.schemaVersion})` : ''} — ${s.path}`),
+    ...(stats.problems.length === 0 ? ['Problems: none'] : stats.problems.map((p) => `Problem: ${p.message}`)),
+  ];
+  return lines.join('\n');
+}
+
+export async function deactivate(): Promise<void> {
+  const c = client;
+  client = undefined;
+  if (c) await c.stop();
+}

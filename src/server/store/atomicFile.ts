@@ -1,0 +1,141 @@
+/**
+ * Crash-safe file primitives for the store. No `vscode` import: the CLI and tests use them directly.
+ *
+ * - `writeFileAtomic`: write to a unique temp file beside the target, fsync, then rename over the target.
+ *   A process killed at any point leaves either the old or the new file, never a torn one.
+ * - `withFileLock`: an advisory lock shared by every process that writes the same file (two VS Code
+ *   windows on one workspace run two servers). `O_EXCL` creation of `<file>.lock`; a lock whose owner
+ *   process is gone, or that is older than `staleMs`, is broken.
+ */
+import { promises as fs, constants as fsConstants } from 'node:fs';
+import { dirname, basename, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+
+export async function writeFileAtomic(path: string, data: string): Promise<void> {
+  await fs.mkdir(dirname(path), { recursive: true });
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const handle = await fs.open(tmp, 'w', 0o600);
+  try {
+    await handle.writeFile(data, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await fs.rename(tmp, path);
+  } catch (err) {
+    await fs.rm(tmp, { force: true });
+    throw err;
+  }
+  await syncDirectory(dirname(path));
+}
+
+async function syncDirectory(dir: string): Promise<void> {
+  // Makes the rename itself durable. Not every platform lets a directory be opened; that is fine.
+  try {
+    const handle = await fs.open(dir, fsConstants.O_RDONLY);
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    /* best effort */
+  }
+}
+
+export interface LockOptions {
+  /** Give up after this long (ms). */
+  timeoutMs?: number;
+  /** A lock older than this (ms) is considered abandoned. */
+  staleMs?: number;
+}
+
+export class LockTimeoutError extends Error {
+  readonly reason = 'lock-timeout' as const;
+  constructor(readonly lockPath: string) {
+    super(`Timed out waiting for the lock ${lockPath}. If no other VS Code window is writing, delete that file.`);
+  }
+  static is(err: unknown): err is LockTimeoutError {
+    return err instanceof Error && (err as LockTimeoutError).reason === 'lock-timeout';
+  }
+}
+
+function processAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function tryBreakStaleLock(lockPath: string, staleMs: number): Promise<void> {
+  let content: string;
+  let mtimeMs: number;
+  try {
+    content = await fs.readFile(lockPath, 'utf8');
+    mtimeMs = (await fs.stat(lockPath)).mtimeMs;
+  } catch {
+    return; // released meanwhile
+  }
+  const [pidText, host] = content.split('@');
+  const sameHost = host === undefined || host.trim() === hostTag();
+  const ownerGone = sameHost && pidText !== undefined && pidText !== '' && !processAlive(Number(pidText));
+  if (ownerGone || Date.now() - mtimeMs > staleMs) {
+    // Rename first so that two processes breaking the same stale lock cannot delete a fresh one.
+    const grave = `${lockPath}.${process.pid}.${randomBytes(4).toString('hex')}.stale`;
+    try {
+      await fs.rename(lockPath, grave);
+      const again = await fs.readFile(grave, 'utf8');
+      if (again !== content) {
+        // Someone took the lock between our read and rename: give it back.
+        await fs.rename(grave, lockPath).catch(() => undefined);
+        return;
+      }
+      await fs.rm(grave, { force: true });
+    } catch {
+      /* someone else handled it */
+    }
+  }
+}
+
+function hostTag(): string {
+  return hostname();
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Runs `fn` while holding `<path>.lock`. Locks are per file and re-entrant within a process only via the caller's own queue. */
+export async function withFileLock<T>(path: string, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
+  const lockPath = `${path}.lock`;
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const staleMs = options.staleMs ?? 15_000;
+  const deadline = Date.now() + timeoutMs;
+  await fs.mkdir(dirname(path), { recursive: true });
+  let delay = 2;
+  for (;;) {
+    try {
+      const handle = await fs.open(lockPath, 'wx');
+      try {
+        await handle.writeFile(`${process.pid}@${hostTag()}`);
+      } finally {
+        await handle.close();
+      }
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      if (Date.now() > deadline) throw new LockTimeoutError(lockPath);
+      await tryBreakStaleLock(lockPath, staleMs);
+      await sleep(delay + Math.random() * delay);
+      delay = Math.min(delay * 2, 50);
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    await fs.rm(lockPath, { force: true });
+  }
+}

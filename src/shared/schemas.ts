@@ -1,0 +1,95 @@
+/**
+ * zod schemas shared by the extension and the language server. Every message that crosses a process or
+ * trust boundary is validated against one of these; types are derived with `z.infer`, never written twice.
+ */
+import { z } from 'zod';
+
+/** Where the server keeps things. Sent by the extension in `initializationOptions`; the server never guesses. */
+export const InitializationOptionsSchema = z.object({
+  /** Absolute path of the workspace folder whose `.knowledge/` holds project data (or null: no folder open). */
+  workspaceFolder: z.string().min(1).nullable(),
+  /** Absolute path of the extension's global storage: personal data and session metadata. */
+  globalStoragePath: z.string().min(1),
+  /** Whether agent memory exists in this process (`SESSION_KNOWLEDGE_MEMORY_ENABLE`). */
+  memoryEnabled: z.boolean().default(false),
+});
+export type InitializationOptions = z.infer<typeof InitializationOptionsSchema>;
+
+export const KnowledgeKindSchema = z.enum(['note', 'plan']);
+export type KnowledgeKind = z.infer<typeof KnowledgeKindSchema>;
+
+/** A note or plan file as the index knows it. */
+export const KnowledgeItemSchema = z.object({
+  /** Workspace-relative path with forward slashes, e.g. `.knowledge/notes/setup.md`. */
+  id: z.string(),
+  kind: KnowledgeKindSchema,
+  /** First Markdown heading, else the file name without `.md`. */
+  title: z.string(),
+  /** sha256 (hex) of the file's bytes: changes exactly when the content does. */
+  revision: z.string(),
+  /** Size in bytes. */
+  size: z.number().int().nonnegative(),
+  /** Absolute path on disk. */
+  path: z.string(),
+});
+export type KnowledgeItem = z.infer<typeof KnowledgeItemSchema>;
+
+/** Something that went wrong loading a source; shown to the person with the path. Never fatal. */
+export const StoreProblemSchema = z.object({
+  source: z.string(),
+  path: z.string(),
+  message: z.string(),
+  /** Where a malformed file was moved to, when it was set aside. */
+  setAsidePath: z.string().optional(),
+  at: z.string(),
+});
+export type StoreProblem = z.infer<typeof StoreProblemSchema>;
+
+export const StoreHealthSchema = z.object({
+  source: z.string(),
+  path: z.string(),
+  state: z.enum(['ok', 'missing', 'set-aside', 'newer-version']),
+  schemaVersion: z.number().int().nullable(),
+});
+export type StoreHealth = z.infer<typeof StoreHealthSchema>;
+
+export const StatsSchema = z.object({
+  workspaceFolder: z.string().nullable(),
+  notes: z.number().int(),
+  plans: z.number().int(),
+  sessions: z.number().int(),
+  draftPins: z.number().int(),
+  stores: z.array(StoreHealthSchema),
+  problems: z.array(StoreProblemSchema),
+});
+export type Stats = z.infer<typeof StatsSchema>;
+
+// ---- request params -------------------------------------------------------------------------------
+
+export const ListItemsParamsSchema = z.object({ kind: KnowledgeKindSchema.optional() }).strict();
+export type ListItemsParams = z.infer<typeof ListItemsParamsSchema>;
+
+export const CreateItemParamsSchema = z
+  .object({
+    kind: KnowledgeKindSchema,
+    title: z.string().trim().min(1, 'a title is required').max(200, 'a title has at most 200 characters'),
+  })
+  .strict();
+export type CreateItemParams = z.infer<typeof CreateItemParamsSchema>;
+
+export const SetDraftPinsParamsSchema = z
+  .object({ pins: z.array(z.string().min(1).max(1024)).max(200) })
+  .strict();
+export type SetDraftPinsParams = z.infer<typeof SetDraftPinsParamsSchema>;
+
+export const ServerStatusSchema = z.object({
+  pid: z.number().int(),
+  startedAt: z.string(),
+  workspaceFolder: z.string().nullable(),
+  memoryEnabled: z.boolean(),
+  itemCount: z.number().int(),
+});
+export type ServerStatus = z.infer<typeof ServerStatusSchema>;
+
+export const ItemsChangedSchema = z.object({ ids: z.array(z.string()) });
+export type ItemsChanged = z.infer<typeof ItemsChangedSchema>;

@@ -1,0 +1,39 @@
+/**
+ * A separate process that writes to a store document, for the store's multi-process tests.
+ * usage: node --import tsx storeWorker.ts <mode> <storagePath> <workspace> <tag> <count>
+ *   append  — adds `<tag>-<i>` to the draft pins, `count` times, each in its own update (another window)
+ *   churn   — rewrites a large document atomically forever (killed by the test mid-write)
+ */
+import { KnowledgeCore } from '../../src/server/knowledgeCore';
+import { writeFileAtomic } from '../../src/server/store/atomicFile';
+
+async function main(): Promise<void> {
+  const [mode, storage, workspace, tag, countText] = process.argv.slice(2);
+  if (!mode || !storage || !workspace || !tag) throw new Error('usage: storeWorker <mode> <storage> <workspace> <tag> <count>');
+  if (mode === 'append') {
+    const core = new KnowledgeCore({ workspaceFolder: workspace, globalStoragePath: storage });
+    await core.load();
+    const count = Number(countText);
+    for (let i = 0; i < count; i++) {
+      await core.sessions.update((doc) => {
+        doc.draftPins.push(`${tag}-${i}`);
+      });
+    }
+    process.stdout.write('done\n');
+    return;
+  }
+  if (mode === 'churn') {
+    // storage is the target file here; every version is a self-consistent JSON document.
+    for (let version = 0; ; version++) {
+      const payload = { version, filler: String(version % 10).repeat(16_000_000) };
+      await writeFileAtomic(storage, JSON.stringify(payload));
+      if (version === 0) process.stdout.write('started\n');
+    }
+  }
+  throw new Error(`unknown mode ${mode}`);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});

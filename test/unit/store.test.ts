@@ -1,0 +1,149 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { promises as fs, mkdtempSync, readdirSync, readFileSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { KnowledgeCore, sessionsPath } from '../../src/server/knowledgeCore';
+import { withFileLock, writeFileAtomic } from '../../src/server/store/atomicFile';
+import type { StoreProblem } from '../../src/shared/schemas';
+
+const worker = resolve(__dirname, '../helpers/storeWorker.ts');
+
+function tempDirs(): { workspace: string; storage: string } {
+  const root = mkdtempSync(join(tmpdir(), 'sk-store-'));
+  const workspace = join(root, 'ws');
+  const storage = join(root, 'global');
+  mkdirSync(join(workspace, '.knowledge/notes'), { recursive: true });
+  mkdirSync(storage, { recursive: true });
+  return { workspace, storage };
+}
+
+function runWorker(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolveRun) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', worker, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('exit', (code) => resolveRun({ code, stdout, stderr }));
+  });
+}
+
+test('a write survives a kill -9 mid-write: the file is always the old or the new version, never torn', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sk-atomic-'));
+  const target = join(dir, 'doc.json');
+  await writeFileAtomic(target, JSON.stringify({ version: -1, filler: 'x' }));
+  for (let round = 0; round < 12; round++) {
+    const child = spawn(process.execPath, ['--import', 'tsx', worker, 'churn', target, dir, 't', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise<void>((r) => child.stdout.once('data', () => r()));
+    // Let it get into the middle of a few 2 MB writes, then kill it without warning.
+    await new Promise((r) => setTimeout(r, 30 + ((round * 53) % 150)));
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+    const text = readFileSync(target, 'utf8');
+    const parsed = JSON.parse(text) as { version: number; filler: string };
+    assert.ok(Number.isInteger(parsed.version), 'the file holds a whole document');
+    if (parsed.version >= 0) assert.equal(parsed.filler, String(parsed.version % 10).repeat(16_000_000));
+  }
+  // Temp files left by the killed writer never replace the target and are not the target's name.
+  assert.ok(readdirSync(dir).includes('doc.json'));
+});
+
+test('a malformed file is set aside with a timestamp, reported with its path, and never blanks the notes', async () => {
+  const { workspace, storage } = tempDirs();
+  writeFileSync(join(workspace, '.knowledge/notes/setup.md'), '# Setup\n\nRun npm ci.\n');
+  const path = sessionsPath(storage, workspace);
+  mkdirSync(join(path, '..'), { recursive: true });
+  const broken = '{"schemaVersion": 1, "draftPins": [".knowledge/notes/setup.md"], "sessions": {'; // hand-broken
+  writeFileSync(path, broken);
+  const problems: StoreProblem[] = [];
+  const core = new KnowledgeCore({ workspaceFolder: workspace, globalStoragePath: storage, onProblem: (p) => problems.push(p) });
+  await core.load();
+  assert.equal(core.listItems().length, 1, 'the notes still load');
+  assert.equal(core.listItems()[0]?.title, 'Setup');
+  assert.equal(problems.length, 1);
+  const problem = problems[0]!;
+  assert.ok(problem.setAsidePath, 'the problem names where the file went');
+  assert.match(problem.setAsidePath, /sessions\.json\.malformed-\d{4}-\d\d-\d\dT/);
+  assert.ok(problem.message.includes(path) && problem.message.includes(problem.setAsidePath));
+  assert.equal(readFileSync(problem.setAsidePath, 'utf8'), broken, 'the broken bytes are kept as they were');
+  assert.equal(existsSync(path), false, 'nothing was written over it');
+  const stats = await core.stats();
+  assert.equal(stats.stores[0]?.state, 'set-aside');
+  assert.equal(stats.problems.length, 1);
+  // A schema-valid JSON file with a wrong shape is malformed too (never read as empty).
+  writeFileSync(path, JSON.stringify({ schemaVersion: 1, draftPins: 'not-an-array', sessions: {} }));
+  const again = new KnowledgeCore({ workspaceFolder: workspace, globalStoragePath: storage, onProblem: (p) => problems.push(p) });
+  await again.load();
+  assert.equal(problems.length, 2);
+  assert.match(problems[1]!.message, /draftPins/);
+});
+
+test('two processes (two windows) updating one store at once lose no update', async () => {
+  const { workspace, storage } = tempDirs();
+  const perWorker = 40;
+  const results = await Promise.all([
+    runWorker(['append', storage, workspace, 'a', String(perWorker)]),
+    runWorker(['append', storage, workspace, 'b', String(perWorker)]),
+    runWorker(['append', storage, workspace, 'c', String(perWorker)]),
+  ]);
+  for (const r of results) assert.equal(r.code, 0, r.stderr);
+  const doc = JSON.parse(readFileSync(sessionsPath(storage, workspace), 'utf8')) as { draftPins: string[] };
+  assert.equal(doc.draftPins.length, perWorker * 3, 'every update from every process is there');
+  for (const tag of ['a', 'b', 'c']) {
+    const mine = doc.draftPins.filter((p) => p.startsWith(`${tag}-`));
+    assert.deepEqual(mine, Array.from({ length: perWorker }, (_, i) => `${tag}-${i}`), `process ${tag}'s updates in order`);
+  }
+  assert.equal(existsSync(`${sessionsPath(storage, workspace)}.lock`), false, 'the lock is released');
+});
+
+test('a lock left by a dead process is broken, not waited on forever', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sk-lock-'));
+  const target = join(dir, 'doc.json');
+  writeFileSync(`${target}.lock`, `999999999@${(await import('node:os')).hostname()}`);
+  const started = Date.now();
+  const value = await withFileLock(target, async () => 42, { timeoutMs: 5_000 });
+  assert.equal(value, 42);
+  assert.ok(Date.now() - started < 4_000);
+});
+
+test('fields written by a newer version survive a round trip, and its version number is not lowered', async () => {
+  const { workspace, storage } = tempDirs();
+  const path = sessionsPath(storage, workspace);
+  mkdirSync(join(path, '..'), { recursive: true });
+  writeFileSync(
+    path,
+    JSON.stringify({
+      schemaVersion: 7,
+      draftPins: [],
+      futureTopLevel: { nested: [1, 2, 3] },
+      sessions: {
+        k1: { key: 'k1', createdAt: '2026-01-01T00:00:00.000Z', project_context_pins: ['.knowledge/notes/a.md'], knowledge_context_delivered: null, deliveredAt: null, futureSessionField: 'keep me' },
+      },
+    }),
+  );
+  const core = new KnowledgeCore({ workspaceFolder: workspace, globalStoragePath: storage });
+  await core.load();
+  assert.equal((await core.stats()).stores[0]?.state, 'newer-version');
+  await core.setDraftPins(['.knowledge/notes/a.md']);
+  const raw = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown> & { sessions: Record<string, Record<string, unknown>> };
+  assert.equal(raw.schemaVersion, 7);
+  assert.deepEqual(raw.futureTopLevel, { nested: [1, 2, 3] });
+  assert.equal(raw.sessions.k1?.futureSessionField, 'keep me');
+  assert.deepEqual(raw.draftPins, ['.knowledge/notes/a.md']);
+});
+
+test('an old file without a schema version is migrated, not set aside', async () => {
+  const { workspace, storage } = tempDirs();
+  const path = sessionsPath(storage, workspace);
+  await fs.mkdir(join(path, '..'), { recursive: true });
+  writeFileSync(path, JSON.stringify({ pins: ['.knowledge/plans/p.md'], sessions: {} }));
+  const problems: StoreProblem[] = [];
+  const core = new KnowledgeCore({ workspaceFolder: workspace, globalStoragePath: storage, onProblem: (p) => problems.push(p) });
+  await core.load();
+  assert.deepEqual(problems, []);
+  assert.deepEqual(await core.getDraftPins(), ['.knowledge/plans/p.md']);
+  await core.setDraftPins(['x']);
+  assert.equal((JSON.parse(readFileSync(path, 'utf8')) as { schemaVersion: number }).schemaVersion, 1);
+});
