@@ -31,6 +31,7 @@ import {
   type InitializationOptions,
 } from '../shared/schemas';
 import { KnowledgeCore } from './knowledgeCore';
+import { toId } from './notes/noteIndex';
 
 /**
  * Runs a handler safely: params are validated first (InvalidParams on failure), a thrown error becomes a
@@ -147,7 +148,7 @@ export function startServer(connection: Connection): void {
         continue;
       }
       if (path.endsWith('sessions.json')) continue;
-      if (await c.notes.refreshPath(path)) changed.push(path);
+      if (await c.notes.refreshPath(path)) changed.push(toId(c.notes.workspaceFolder, path));
     }
     // A folder rename or delete arrives as one event for the folder: rescan to be sure.
     if (params.changes.some((ch) => !ch.uri.endsWith('.md'))) changed.push(...(await c.notes.rebuild()));

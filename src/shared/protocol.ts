@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-namespace -- the vscode-eslint convention: one namespace per message, holding its method and type */
 /**
  * The custom language-server protocol of Session Knowledge. Every method is declared here once, with its
  * direction, and both sides use the typed constants (`X.type`), never a bare method string.

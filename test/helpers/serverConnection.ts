@@ -1,0 +1,68 @@
+/** Starts the real bundled language server (`dist/server.js`) as a child process over IPC, like the client does. */
+import { fork, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+import { IPCMessageReader, IPCMessageWriter, createMessageConnection, type MessageConnection } from 'vscode-languageserver-protocol/node';
+import { InitializeRequest, InitializedNotification, ShutdownRequest, ExitNotification } from 'vscode-languageserver-protocol';
+import type { InitializationOptions, StoreProblem } from '../../src/shared/schemas';
+import { ProblemNotification } from '../../src/shared/protocol';
+
+export interface RunningServer {
+  connection: MessageConnection;
+  child: ChildProcess;
+  problems: StoreProblem[];
+  stop(): Promise<void>;
+}
+
+export async function startRealServer(options: InitializationOptions): Promise<RunningServer> {
+  const child = fork(resolve(__dirname, '../../dist/server.js'), ['--node-ipc'], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  const connection = createMessageConnection(new IPCMessageReader(child), new IPCMessageWriter(child));
+  const problems: StoreProblem[] = [];
+  connection.onNotification(ProblemNotification.type, (p) => problems.push(p));
+  connection.onNotification('window/logMessage', () => undefined);
+  connection.listen();
+  await connection.sendRequest(InitializeRequest.type, {
+    processId: process.pid,
+    rootUri: null,
+    capabilities: {},
+    initializationOptions: options,
+    workspaceFolders: null,
+  });
+  await connection.sendNotification(InitializedNotification.type, {});
+  return {
+    connection,
+    child,
+    problems,
+    async stop() {
+      try {
+        await connection.sendRequest(ShutdownRequest.type);
+        await connection.sendNotification(ExitNotification.type);
+      } catch {
+        /* already gone */
+      }
+      connection.dispose();
+      if (child.exitCode === null) {
+        await new Promise((r) => {
+          const timer = setTimeout(() => {
+            child.kill('SIGKILL');
+            r(undefined);
+          }, 2_000);
+          child.once('exit', () => {
+            clearTimeout(timer);
+            r(undefined);
+          });
+        });
+      }
+    },
+  };
+}
+
+/** Polls `check` until it returns a truthy value, or fails after `timeoutMs`. */
+export async function waitFor<T>(check: () => Promise<T> | T, timeoutMs = 5_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

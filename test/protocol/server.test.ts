@@ -1,0 +1,147 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, mkdirSync, writeFileSync, renameSync, rmSync, readFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { DidChangeWatchedFilesNotification, FileChangeType, ResponseError, ErrorCodes } from 'vscode-languageserver-protocol';
+import {
+  CreateItemRequest,
+  GetDraftPinsRequest,
+  ItemsChangedNotification,
+  ListItemsRequest,
+  SetDraftPinsRequest,
+  StatsRequest,
+  StatusRequest,
+} from '../../src/shared/protocol';
+import { sessionsPath } from '../../src/server/knowledgeCore';
+import { startRealServer, waitFor } from '../helpers/serverConnection';
+
+function dirs(): { workspace: string; storage: string } {
+  const root = mkdtempSync(join(tmpdir(), 'sk-proto-'));
+  const workspace = join(root, 'ws');
+  mkdirSync(join(workspace, '.knowledge/notes'), { recursive: true });
+  mkdirSync(join(workspace, '.knowledge/plans'), { recursive: true });
+  return { workspace, storage: join(root, 'global') };
+}
+
+test('the real server indexes notes and plans and answers knowledge/ requests over IPC', async (t) => {
+  const { workspace, storage } = dirs();
+  writeFileSync(join(workspace, '.knowledge/notes/setup.md'), '# Setup\n');
+  writeFileSync(join(workspace, '.knowledge/plans/launch.md'), '# Launch plan\n');
+  const server = await startRealServer({ workspaceFolder: workspace, globalStoragePath: storage, memoryEnabled: false });
+  t.after(() => server.stop());
+  const { connection } = server;
+
+  const status = await connection.sendRequest(StatusRequest.type);
+  assert.equal(status.pid, server.child.pid);
+  assert.equal(status.workspaceFolder, workspace);
+
+  const items = await waitFor(async () => {
+    const list = await connection.sendRequest(ListItemsRequest.type, {});
+    return list.length === 2 ? list : undefined;
+  }, 5_000, 'the initial index');
+  assert.deepEqual(items.map((i) => [i.id, i.title]), [
+    ['.knowledge/notes/setup.md', 'Setup'],
+    ['.knowledge/plans/launch.md', 'Launch plan'],
+  ]);
+  assert.deepEqual((await connection.sendRequest(ListItemsRequest.type, { kind: 'plan' })).map((i) => i.id), ['.knowledge/plans/launch.md']);
+
+  const created = await connection.sendRequest(CreateItemRequest.type, { kind: 'note', title: 'Coding conventions' });
+  assert.equal(created.id, '.knowledge/notes/coding-conventions.md');
+  assert.equal(readFileSync(join(workspace, created.id), 'utf8'), '# Coding conventions\n\n');
+
+  const stats = await connection.sendRequest(StatsRequest.type);
+  assert.equal(stats.notes, 2);
+  assert.equal(stats.plans, 1);
+  assert.deepEqual(stats.problems, []);
+});
+
+test('invalid params answer InvalidParams; a handler that throws answers an error and the server stays up', async (t) => {
+  const { workspace, storage } = dirs();
+  rmSync(join(workspace, '.knowledge/plans'), { recursive: true });
+  writeFileSync(join(workspace, '.knowledge/plans'), 'a file where a folder should be');
+  const server = await startRealServer({ workspaceFolder: workspace, globalStoragePath: storage, memoryEnabled: false });
+  t.after(() => server.stop());
+  const { connection } = server;
+
+  await assert.rejects(
+    connection.sendRequest(CreateItemRequest.method, { kind: 'poem', title: 'x' }),
+    (err: unknown) => err instanceof ResponseError && err.code === ErrorCodes.InvalidParams && /kind/.test(err.message),
+  );
+  await assert.rejects(
+    connection.sendRequest(SetDraftPinsRequest.method, { pins: 'not-a-list' }),
+    (err: unknown) => err instanceof ResponseError && err.code === ErrorCodes.InvalidParams,
+  );
+  await assert.rejects(
+    connection.sendRequest(CreateItemRequest.type, { kind: 'plan', title: 'Roadmap' }),
+    (err: unknown) => err instanceof ResponseError && err.code === ErrorCodes.InternalError && /ENOTDIR|EEXIST|not a directory/i.test(err.message),
+  );
+  // Still serving.
+  const status = await connection.sendRequest(StatusRequest.type);
+  assert.equal(status.pid, server.child.pid);
+  assert.equal(server.child.exitCode, null);
+});
+
+test('files created, edited, renamed and deleted outside the extension reach the index and are announced', async (t) => {
+  const { workspace, storage } = dirs();
+  const server = await startRealServer({ workspaceFolder: workspace, globalStoragePath: storage, memoryEnabled: false });
+  t.after(() => server.stop());
+  const { connection } = server;
+  const announced: string[][] = [];
+  connection.onNotification(ItemsChangedNotification.type, (p) => announced.push(p.ids));
+  const list = () => connection.sendRequest(ListItemsRequest.type, {});
+  const notify = (path: string, type: FileChangeType) =>
+    connection.sendNotification(DidChangeWatchedFilesNotification.type, { changes: [{ uri: pathToFileURL(path).href, type }] });
+
+  const a = join(workspace, '.knowledge/notes/a.md');
+  writeFileSync(a, '# Alpha\n');
+  await notify(a, FileChangeType.Created);
+  await waitFor(async () => (await list()).some((i) => i.title === 'Alpha'), 5_000, 'created note');
+
+  writeFileSync(a, '# Alpha, edited\n');
+  await notify(a, FileChangeType.Changed);
+  await waitFor(async () => (await list()).some((i) => i.title === 'Alpha, edited'), 5_000, 'edited note');
+
+  const b = join(workspace, '.knowledge/notes/b.md');
+  renameSync(a, b);
+  await notify(a, FileChangeType.Deleted);
+  await notify(b, FileChangeType.Created);
+  await waitFor(async () => {
+    const ids = (await list()).map((i) => i.id);
+    return ids.length === 1 && ids[0] === '.knowledge/notes/b.md';
+  }, 5_000, 'renamed note');
+
+  rmSync(b);
+  await notify(b, FileChangeType.Deleted);
+  await waitFor(async () => (await list()).length === 0, 5_000, 'deleted note');
+  await waitFor(() => announced.flat().includes('.knowledge/notes/b.md'), 2_000, 'the announcement');
+  assert.ok(announced.flat().includes('.knowledge/notes/a.md'), 'changes were announced to the client by id');
+});
+
+test('draft pins persist across a server restart; a malformed store is set aside and reported with its path', async () => {
+  const { workspace, storage } = dirs();
+  writeFileSync(join(workspace, '.knowledge/notes/keep.md'), '# Keep\n');
+  const first = await startRealServer({ workspaceFolder: workspace, globalStoragePath: storage, memoryEnabled: false });
+  assert.deepEqual(await first.connection.sendRequest(SetDraftPinsRequest.type, { pins: ['.knowledge/notes/keep.md'] }), ['.knowledge/notes/keep.md']);
+  await first.stop();
+
+  const second = await startRealServer({ workspaceFolder: workspace, globalStoragePath: storage, memoryEnabled: false });
+  assert.deepEqual(await second.connection.sendRequest(GetDraftPinsRequest.type), ['.knowledge/notes/keep.md']);
+  await second.stop();
+
+  writeFileSync(sessionsPath(storage, workspace), '{ this is not json');
+  const third = await startRealServer({ workspaceFolder: workspace, globalStoragePath: storage, memoryEnabled: false });
+  try {
+    await waitFor(() => third.problems.length > 0, 5_000, 'a problem notification');
+    const problem = third.problems[0]!;
+    assert.ok(problem.setAsidePath && existsSync(problem.setAsidePath));
+    assert.equal(readFileSync(problem.setAsidePath, 'utf8'), '{ this is not json');
+    const items = await third.connection.sendRequest(ListItemsRequest.type, {});
+    assert.deepEqual(items.map((i) => i.id), ['.knowledge/notes/keep.md'], 'the notes still load');
+    const stats = await third.connection.sendRequest(StatsRequest.type);
+    assert.equal(stats.problems.length, 1);
+  } finally {
+    await third.stop();
+  }
+});
