@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { createLanguageClient } from './languageClient';
-import { NotesTreeProvider } from './notesTree';
+import { NotesTreeProvider, type TreeNode } from './notesTree';
 import {
   CreateItemRequest,
   GetDraftPinsRequest,
@@ -15,6 +15,8 @@ import {
   ReindexRequest,
   StatsRequest,
   StatusRequest,
+  StoreChangedNotification,
+  UpdateDraftPinsRequest,
 } from '../shared/protocol';
 import type { KnowledgeKind, Stats } from '../shared/schemas';
 import type { SessionKnowledgeApi } from './api';
@@ -44,7 +46,11 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
   });
   client = lc;
 
-  const tree = new NotesTreeProvider(() => lc.sendRequest(ListItemsRequest.type, {}));
+  const tree = new NotesTreeProvider({
+    items: () => lc.sendRequest(ListItemsRequest.type, {}),
+    draftPins: () => lc.sendRequest(GetDraftPinsRequest.type),
+    workspaceFolder: folder?.uri,
+  });
   const view = vscode.window.createTreeView('sessionKnowledge.notes', { treeDataProvider: tree, showCollapseAll: false });
   context.subscriptions.push(view);
   const refresh = () =>
@@ -53,6 +59,7 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
   const shownProblems = new Set<string>();
   context.subscriptions.push(
     lc.onNotification(ItemsChangedNotification.type, () => void refresh()),
+    lc.onNotification(StoreChangedNotification.type, () => void refresh()),
     lc.onNotification(ProblemNotification.type, (problem) => {
       output.warn(problem.message);
       if (shownProblems.has(problem.path)) return;
@@ -86,6 +93,25 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
   context.subscriptions.push(
     vscode.commands.registerCommand('sessionKnowledge.newNote', () => create('note')),
     vscode.commands.registerCommand('sessionKnowledge.newPlan', () => create('plan')),
+    vscode.commands.registerCommand('sessionKnowledge.pinToNextChat', async (target?: unknown) => {
+      const ref = pinRef(target);
+      if (!ref) {
+        void vscode.window.showWarningMessage('Open or select a file to pin to the next chat.');
+        return undefined;
+      }
+      const result = await lc.sendRequest(UpdateDraftPinsRequest.type, { add: [ref] });
+      for (const r of result.refused) void vscode.window.showWarningMessage(`Not pinned: ${r.reason}.`);
+      if (result.refused.length === 0) vscode.window.setStatusBarMessage(`$(pin) Pinned to the next chat: ${vscode.workspace.asRelativePath(ref)}`, 4000);
+      await refresh();
+      return result;
+    }),
+    vscode.commands.registerCommand('sessionKnowledge.unpinFromNextChat', async (target?: unknown) => {
+      const ref = pinRef(target);
+      if (!ref) return undefined;
+      const result = await lc.sendRequest(UpdateDraftPinsRequest.type, { remove: [ref] });
+      await refresh();
+      return result;
+    }),
     vscode.commands.registerCommand('sessionKnowledge.refresh', async () => {
       await lc.sendRequest(ReindexRequest.type);
       await refresh();
@@ -121,6 +147,19 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
       return { pid, startedAt };
     },
   };
+}
+
+/** What a pin command was invoked on: a tree node, a file URI (explorer, editor title), or the active editor. */
+function pinRef(target: unknown): string | undefined {
+  const node = target as TreeNode | undefined;
+  if (node && typeof node === 'object' && 'type' in node) {
+    if (node.type === 'item') return node.item.id;
+    if (node.type === 'draftPin') return node.id;
+  }
+  if (target instanceof vscode.Uri) return target.scheme === 'file' ? target.fsPath : undefined;
+  if (typeof target === 'string') return target;
+  const active = vscode.window.activeTextEditor?.document.uri;
+  return active?.scheme === 'file' ? active.fsPath : undefined;
 }
 
 export function formatStats(stats: Stats): string {

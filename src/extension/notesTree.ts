@@ -1,21 +1,34 @@
-/** The "Notes and Plans" tree: `.knowledge/notes` and `.knowledge/plans`, as the server indexes them. */
+/**
+ * The "Notes and Plans" tree: what is pinned to the next chat, then `.knowledge/notes` and
+ * `.knowledge/plans` as the server indexes them.
+ */
 import * as vscode from 'vscode';
 import type { KnowledgeItem, KnowledgeKind } from '../shared/schemas';
 
-type Node = { type: 'group'; kind: KnowledgeKind; items: KnowledgeItem[] } | { type: 'item'; item: KnowledgeItem };
+export type TreeNode =
+  | { type: 'group'; kind: KnowledgeKind | 'draft'; children: TreeNode[] }
+  | { type: 'item'; item: KnowledgeItem; pinned: boolean }
+  | { type: 'draftPin'; id: string; item?: KnowledgeItem };
 
-const GROUP_LABEL: Record<KnowledgeKind, string> = { note: 'Notes', plan: 'Plans' };
+const GROUP_LABEL: Record<KnowledgeKind | 'draft', string> = { draft: 'Pinned to Next Chat', note: 'Notes', plan: 'Plans' };
 
-export class NotesTreeProvider implements vscode.TreeDataProvider<Node> {
-  private readonly changed = new vscode.EventEmitter<Node | undefined>();
+export interface TreeSource {
+  items(): Promise<KnowledgeItem[]>;
+  draftPins(): Promise<string[]>;
+  workspaceFolder: vscode.Uri | undefined;
+}
+
+export class NotesTreeProvider implements vscode.TreeDataProvider<TreeNode> {
+  private readonly changed = new vscode.EventEmitter<TreeNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private items: KnowledgeItem[] = [];
+  private draft: string[] = [];
 
-  constructor(private readonly load: () => Promise<KnowledgeItem[]>) {}
+  constructor(private readonly source: TreeSource) {}
 
-  /** Re-reads the index from the server and redraws. */
+  /** Re-reads the index and the draft from the server and redraws. */
   async refresh(): Promise<void> {
-    this.items = await this.load();
+    [this.items, this.draft] = await Promise.all([this.source.items(), this.source.draftPins()]);
     this.changed.fire(undefined);
   }
 
@@ -23,30 +36,55 @@ export class NotesTreeProvider implements vscode.TreeDataProvider<Node> {
     return this.items;
   }
 
-  getChildren(node?: Node): Node[] {
-    if (!node) {
-      if (this.items.length === 0) return []; // the welcome view explains what to do
-      return (['note', 'plan'] as const).map((kind) => ({ type: 'group', kind, items: this.items.filter((i) => i.kind === kind) }));
-    }
-    return node.type === 'group' ? node.items.map((item) => ({ type: 'item', item })) : [];
+  get draftPins(): readonly string[] {
+    return this.draft;
   }
 
-  getTreeItem(node: Node): vscode.TreeItem {
+  getChildren(node?: TreeNode): TreeNode[] {
+    if (node) return node.type === 'group' ? node.children : [];
+    if (this.items.length === 0 && this.draft.length === 0) return []; // the welcome view explains what to do
+    const byId = new Map(this.items.map((i) => [i.id, i]));
+    const pinned = new Set(this.draft);
+    const groups: TreeNode[] = [];
+    if (this.draft.length > 0) {
+      groups.push({ type: 'group', kind: 'draft', children: this.draft.map((id) => ({ type: 'draftPin', id, item: byId.get(id) })) });
+    }
+    for (const kind of ['note', 'plan'] as const) {
+      groups.push({ type: 'group', kind, children: this.items.filter((i) => i.kind === kind).map((item) => ({ type: 'item', item, pinned: pinned.has(item.id) })) });
+    }
+    return groups;
+  }
+
+  getTreeItem(node: TreeNode): vscode.TreeItem {
     if (node.type === 'group') {
       const t = new vscode.TreeItem(GROUP_LABEL[node.kind], vscode.TreeItemCollapsibleState.Expanded);
       t.id = `group:${node.kind}`;
-      t.description = String(node.items.length);
+      t.description = String(node.children.length);
       t.contextValue = `knowledgeGroup.${node.kind}`;
+      if (node.kind === 'draft') t.tooltip = 'These pass into the next chat session started with @knowledge.';
+      return t;
+    }
+    if (node.type === 'draftPin') {
+      const t = new vscode.TreeItem(node.item?.title ?? node.id, vscode.TreeItemCollapsibleState.None);
+      t.id = `draft:${node.id}`;
+      t.description = node.item ? node.id.split('/').pop() : node.id;
+      t.iconPath = new vscode.ThemeIcon('pinned');
+      t.contextValue = 'draftPin';
+      const uri = this.source.workspaceFolder ? vscode.Uri.joinPath(this.source.workspaceFolder, node.id) : undefined;
+      if (uri) {
+        t.resourceUri = uri;
+        t.command = { command: 'vscode.open', title: 'Open', arguments: [uri] };
+      }
       return t;
     }
     const { item } = node;
     const t = new vscode.TreeItem(item.title, vscode.TreeItemCollapsibleState.None);
     t.id = item.id;
     t.resourceUri = vscode.Uri.file(item.path);
-    t.description = item.id.split('/').pop();
+    t.description = `${item.id.split('/').pop()}${node.pinned ? ' · pinned' : ''}`;
     t.tooltip = new vscode.MarkdownString().appendText(`${item.title}\n${item.id}`);
     t.iconPath = new vscode.ThemeIcon(item.kind === 'note' ? 'note' : 'checklist');
-    t.contextValue = `knowledgeItem.${item.kind}`;
+    t.contextValue = `knowledgeItem.${item.kind}${node.pinned ? '.pinned' : ''}`;
     t.command = { command: 'vscode.open', title: 'Open', arguments: [vscode.Uri.file(item.path)] };
     return t;
   }

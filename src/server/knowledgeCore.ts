@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
 import { JsonDocument } from './store/jsonDocument';
 import { SESSIONS_SCHEMA_VERSION, SessionsDocSchema, sessionsDefaults, sessionsMigrations, type SessionsDoc } from './store/schemas';
 import { NoteIndex, createKnowledgeFile, toId } from './notes/noteIndex';
-import type { KnowledgeItem, KnowledgeKind, Stats, StoreProblem } from '../shared/schemas';
+import type { KnowledgeItem, KnowledgeKind, Stats, StoreProblem, UpdateDraftPinsResult } from '../shared/schemas';
+import { checkPinnable } from './pinPolicy';
 
 export interface CoreOptions {
   workspaceFolder: string | null;
@@ -74,12 +75,38 @@ export class KnowledgeCore {
     return item;
   }
 
-  async setDraftPins(pins: string[]): Promise<string[]> {
-    const unique = [...new Set(pins)];
+  /** Adds and removes draft pins atomically (another window may be pinning too). Refuses secrets and outside files. */
+  async updateDraftPins(add: string[], remove: string[]): Promise<UpdateDraftPinsResult> {
+    const refused: UpdateDraftPinsResult['refused'] = [];
+    const accepted: string[] = [];
+    for (const pin of add) {
+      if (!this.options.workspaceFolder) {
+        refused.push({ pin, reason: 'no workspace folder is open' });
+        continue;
+      }
+      const check = checkPinnable(this.options.workspaceFolder, pin);
+      if (check.ok) accepted.push(check.id);
+      else refused.push({ pin, reason: check.reason });
+    }
+    const removeIds = new Set(
+      remove.map((pin) => {
+        if (!this.options.workspaceFolder) return pin;
+        const check = checkPinnable(this.options.workspaceFolder, pin);
+        return check.ok ? check.id : pin;
+      }),
+    );
     const doc = await this.sessions.update((d) => {
-      d.draftPins = unique;
+      const next = d.draftPins.filter((p) => !removeIds.has(p));
+      for (const id of accepted) if (!next.includes(id)) next.push(id);
+      d.draftPins = next;
     });
-    return doc.draftPins;
+    return { pins: doc.draftPins, refused };
+  }
+
+  /** Replaces the whole draft (tests, migration tools). Same checks as `updateDraftPins`. */
+  async setDraftPins(pins: string[]): Promise<string[]> {
+    const current = (await this.sessions.load()).draftPins;
+    return (await this.updateDraftPins(pins, current.filter((p) => !pins.includes(p)))).pins;
   }
 
   async getDraftPins(): Promise<string[]> {

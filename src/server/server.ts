@@ -18,7 +18,7 @@ import {
   ListItemsRequest,
   ProblemNotification,
   ReindexRequest,
-  SetDraftPinsRequest,
+  UpdateDraftPinsRequest,
   StatsRequest,
   StatusRequest,
   StoreChangedNotification,
@@ -27,7 +27,7 @@ import {
   CreateItemParamsSchema,
   InitializationOptionsSchema,
   ListItemsParamsSchema,
-  SetDraftPinsParamsSchema,
+  UpdateDraftPinsParamsSchema,
   type InitializationOptions,
 } from '../shared/schemas';
 import { KnowledgeCore } from './knowledgeCore';
@@ -119,11 +119,11 @@ export function startServer(connection: Connection): void {
   connection.onRequest(GetDraftPinsRequest.type, () => ready().getDraftPins());
 
   connection.onRequest(
-    SetDraftPinsRequest.method,
-    runSafe(connection, SetDraftPinsParamsSchema, async (p) => {
-      const pins = await ready().setDraftPins(p.pins);
+    UpdateDraftPinsRequest.method,
+    runSafe(connection, UpdateDraftPinsParamsSchema, async (p) => {
+      const result = await ready().updateDraftPins(p.add, p.remove);
       void connection.sendNotification(StoreChangedNotification.type);
-      return pins;
+      return result;
     }),
   );
 

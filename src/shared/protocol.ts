@@ -11,7 +11,8 @@ import type {
   KnowledgeItem,
   ListItemsParams,
   ServerStatus,
-  SetDraftPinsParams,
+  UpdateDraftPinsParams,
+  UpdateDraftPinsResult,
   Stats,
   StoreProblem,
 } from './schemas';
@@ -46,10 +47,13 @@ export namespace GetDraftPinsRequest {
   export const type = new RequestType0<string[], void>(method);
 }
 
-/** Client → server: replace the "pin to next chat" draft. Answers the stored draft. */
-export namespace SetDraftPinsRequest {
-  export const method = 'knowledge/setDraftPins' as const;
-  export const type = new RequestType<SetDraftPinsParams, string[], void>(method);
+/**
+ * Client → server: add/remove "pin to next chat" draft pins in one atomic update. Secret files and files
+ * outside the workspace are refused (listed in `refused`) and nothing changes for them.
+ */
+export namespace UpdateDraftPinsRequest {
+  export const method = 'knowledge/updateDraftPins' as const;
+  export const type = new RequestType<UpdateDraftPinsParams, UpdateDraftPinsResult, void>(method);
 }
 
 /** Client → server: re-read every source from disk (after a pull, or by the person's request). */

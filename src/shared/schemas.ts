@@ -77,10 +77,19 @@ export const CreateItemParamsSchema = z
   .strict();
 export type CreateItemParams = z.infer<typeof CreateItemParamsSchema>;
 
-export const SetDraftPinsParamsSchema = z
-  .object({ pins: z.array(z.string().min(1).max(1024)).max(200) })
+const PinRef = z.string().min(1).max(4096);
+/** Add and/or remove draft pins in one atomic update. Entries are workspace-relative ids or absolute paths. */
+export const UpdateDraftPinsParamsSchema = z
+  .object({ add: z.array(PinRef).max(200).default([]), remove: z.array(PinRef).max(200).default([]) })
   .strict();
-export type SetDraftPinsParams = z.infer<typeof SetDraftPinsParamsSchema>;
+export type UpdateDraftPinsParams = z.input<typeof UpdateDraftPinsParamsSchema>;
+
+export const UpdateDraftPinsResultSchema = z.object({
+  pins: z.array(z.string()),
+  /** Pins refused, each with the reason (secret file, outside the workspace). Nothing else changed for them. */
+  refused: z.array(z.object({ pin: z.string(), reason: z.string() })),
+});
+export type UpdateDraftPinsResult = z.infer<typeof UpdateDraftPinsResultSchema>;
 
 export const ServerStatusSchema = z.object({
   pid: z.number().int(),

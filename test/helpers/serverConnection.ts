@@ -17,7 +17,9 @@ export async function startRealServer(options: InitializationOptions): Promise<R
   const child = fork(resolve(__dirname, '../../dist/server.js'), ['--node-ipc'], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
   const connection = createMessageConnection(new IPCMessageReader(child), new IPCMessageWriter(child));
   const problems: StoreProblem[] = [];
-  connection.onNotification(ProblemNotification.type, (p) => problems.push(p));
+  connection.onNotification(ProblemNotification.type, (p) => {
+    problems.push(p);
+  });
   connection.onNotification('window/logMessage', () => undefined);
   connection.listen();
   await connection.sendRequest(InitializeRequest.type, {
@@ -56,13 +58,4 @@ export async function startRealServer(options: InitializationOptions): Promise<R
   };
 }
 
-/** Polls `check` until it returns a truthy value, or fails after `timeoutMs`. */
-export async function waitFor<T>(check: () => Promise<T> | T, timeoutMs = 5_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+export { waitFor } from './waitFor';

@@ -10,7 +10,7 @@ import {
   GetDraftPinsRequest,
   ItemsChangedNotification,
   ListItemsRequest,
-  SetDraftPinsRequest,
+  UpdateDraftPinsRequest,
   StatsRequest,
   StatusRequest,
 } from '../../src/shared/protocol';
@@ -40,8 +40,8 @@ test('the real server indexes notes and plans and answers knowledge/ requests ov
   const items = await waitFor(async () => {
     const list = await connection.sendRequest(ListItemsRequest.type, {});
     return list.length === 2 ? list : undefined;
-  }, 5_000, 'the initial index');
-  assert.deepEqual(items.map((i) => [i.id, i.title]), [
+  }, 'the initial index', 5_000);
+  assert.deepEqual(items?.map((i) => [i.id, i.title]), [
     ['.knowledge/notes/setup.md', 'Setup'],
     ['.knowledge/plans/launch.md', 'Launch plan'],
   ]);
@@ -70,7 +70,7 @@ test('invalid params answer InvalidParams; a handler that throws answers an erro
     (err: unknown) => err instanceof ResponseError && err.code === ErrorCodes.InvalidParams && /kind/.test(err.message),
   );
   await assert.rejects(
-    connection.sendRequest(SetDraftPinsRequest.method, { pins: 'not-a-list' }),
+    connection.sendRequest(UpdateDraftPinsRequest.method, { add: 'not-a-list' }),
     (err: unknown) => err instanceof ResponseError && err.code === ErrorCodes.InvalidParams,
   );
   await assert.rejects(
@@ -89,7 +89,9 @@ test('files created, edited, renamed and deleted outside the extension reach the
   t.after(() => server.stop());
   const { connection } = server;
   const announced: string[][] = [];
-  connection.onNotification(ItemsChangedNotification.type, (p) => announced.push(p.ids));
+  connection.onNotification(ItemsChangedNotification.type, (p) => {
+    announced.push(p.ids);
+  });
   const list = () => connection.sendRequest(ListItemsRequest.type, {});
   const notify = (path: string, type: FileChangeType) =>
     connection.sendNotification(DidChangeWatchedFilesNotification.type, { changes: [{ uri: pathToFileURL(path).href, type }] });
@@ -97,11 +99,11 @@ test('files created, edited, renamed and deleted outside the extension reach the
   const a = join(workspace, '.knowledge/notes/a.md');
   writeFileSync(a, '# Alpha\n');
   await notify(a, FileChangeType.Created);
-  await waitFor(async () => (await list()).some((i) => i.title === 'Alpha'), 5_000, 'created note');
+  await waitFor(async () => (await list()).some((i) => i.title === 'Alpha'), 'created note', 5_000);
 
   writeFileSync(a, '# Alpha, edited\n');
   await notify(a, FileChangeType.Changed);
-  await waitFor(async () => (await list()).some((i) => i.title === 'Alpha, edited'), 5_000, 'edited note');
+  await waitFor(async () => (await list()).some((i) => i.title === 'Alpha, edited'), 'edited note', 5_000);
 
   const b = join(workspace, '.knowledge/notes/b.md');
   renameSync(a, b);
@@ -110,12 +112,12 @@ test('files created, edited, renamed and deleted outside the extension reach the
   await waitFor(async () => {
     const ids = (await list()).map((i) => i.id);
     return ids.length === 1 && ids[0] === '.knowledge/notes/b.md';
-  }, 5_000, 'renamed note');
+  }, 'renamed note', 5_000);
 
   rmSync(b);
   await notify(b, FileChangeType.Deleted);
-  await waitFor(async () => (await list()).length === 0, 5_000, 'deleted note');
-  await waitFor(() => announced.flat().includes('.knowledge/notes/b.md'), 2_000, 'the announcement');
+  await waitFor(async () => (await list()).length === 0, 'deleted note', 5_000);
+  await waitFor(() => announced.flat().includes('.knowledge/notes/b.md'), 'the announcement', 2_000);
   assert.ok(announced.flat().includes('.knowledge/notes/a.md'), 'changes were announced to the client by id');
 });
 
@@ -123,7 +125,12 @@ test('draft pins persist across a server restart; a malformed store is set aside
   const { workspace, storage } = dirs();
   writeFileSync(join(workspace, '.knowledge/notes/keep.md'), '# Keep\n');
   const first = await startRealServer({ workspaceFolder: workspace, globalStoragePath: storage, memoryEnabled: false });
-  assert.deepEqual(await first.connection.sendRequest(SetDraftPinsRequest.type, { pins: ['.knowledge/notes/keep.md'] }), ['.knowledge/notes/keep.md']);
+  writeFileSync(join(workspace, '.env'), 'API_TOKEN=do-not-pin');
+  const result = await first.connection.sendRequest(UpdateDraftPinsRequest.type, { add: ['.knowledge/notes/keep.md', '.env', '../../etc/passwd'] });
+  assert.deepEqual(result.pins, ['.knowledge/notes/keep.md']);
+  assert.deepEqual(result.refused.map((r) => r.pin), ['.env', '../../etc/passwd']);
+  assert.match(result.refused[0]!.reason, /secret/);
+  assert.match(result.refused[1]!.reason, /outside the workspace/);
   await first.stop();
 
   const second = await startRealServer({ workspaceFolder: workspace, globalStoragePath: storage, memoryEnabled: false });
@@ -133,7 +140,7 @@ test('draft pins persist across a server restart; a malformed store is set aside
   writeFileSync(sessionsPath(storage, workspace), '{ this is not json');
   const third = await startRealServer({ workspaceFolder: workspace, globalStoragePath: storage, memoryEnabled: false });
   try {
-    await waitFor(() => third.problems.length > 0, 5_000, 'a problem notification');
+    await waitFor(() => third.problems.length > 0, 'a problem notification', 5_000);
     const problem = third.problems[0]!;
     assert.ok(problem.setAsidePath && existsSync(problem.setAsidePath));
     assert.equal(readFileSync(problem.setAsidePath, 'utf8'), '{ this is not json');

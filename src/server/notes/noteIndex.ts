@@ -9,6 +9,8 @@ import { basename, join, relative, sep } from 'node:path';
 import type { KnowledgeItem, KnowledgeKind, StoreProblem } from '../../shared/schemas';
 
 export const KNOWLEDGE_DIR = '.knowledge';
+const REBUILD_CONCURRENCY = 64;
+
 export const KIND_FOLDERS: Record<KnowledgeKind, string> = { note: 'notes', plan: 'plans' };
 
 export function contentRevision(bytes: Buffer | string): string {
@@ -95,12 +97,16 @@ export class NoteIndex {
         if (code !== 'ENOENT') this.report(dir, `cannot read the folder (${code ?? (err as Error).message})`);
         continue;
       }
-      for (const name of names) {
-        if (!name.endsWith('.md')) continue;
-        const path = join(dir, name);
-        const id = toId(this.workspaceFolder, path);
-        seen.add(id);
-        if (await this.refreshPath(path)) changed.push(id);
+      const paths = names.filter((name) => name.endsWith('.md')).map((name) => join(dir, name));
+      // Bounded parallelism: fast on 100k files without exhausting file descriptors.
+      for (let start = 0; start < paths.length; start += REBUILD_CONCURRENCY) {
+        const batch = paths.slice(start, start + REBUILD_CONCURRENCY);
+        const results = await Promise.all(batch.map((path) => this.refreshPath(path)));
+        batch.forEach((path, i) => {
+          const id = toId(this.workspaceFolder, path);
+          seen.add(id);
+          if (results[i]) changed.push(id);
+        });
       }
     }
     for (const id of [...this.items.keys()]) {

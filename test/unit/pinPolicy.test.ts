@@ -1,0 +1,38 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { checkPinnable, isSecretPath } from '../../src/server/pinPolicy';
+
+test('secret files are recognised; their harmless look-alikes are not', () => {
+  for (const p of ['.env', 'app/.env.local', '.env.production', 'id_rsa', 'keys/id_ed25519', 'certs/server.pem', 'tls/site.key', '.npmrc', '.netrc', 'home/.aws/credentials', '.ssh/config', 'x/.ssh/known_hosts']) {
+    assert.equal(isSecretPath(p), true, p);
+  }
+  for (const p of ['.env.example', '.env.sample', 'id_rsa.pub', 'src/keyboard.ts', 'docs/env.md', '.knowledge/notes/aws.md', 'src/keys.ts']) {
+    assert.equal(isSecretPath(p), false, p);
+  }
+});
+
+test('pins inside the workspace are accepted as ids; outside files and links pointing out are refused', () => {
+  const root = mkdtempSync(join(tmpdir(), 'sk-pin-'));
+  const ws = join(root, 'ws');
+  mkdirSync(join(ws, '.knowledge/notes'), { recursive: true });
+  writeFileSync(join(ws, '.knowledge/notes/a.md'), '# A');
+  writeFileSync(join(root, 'outside.md'), 'secret-ish');
+  symlinkSync(join(root, 'outside.md'), join(ws, 'link.md'));
+  writeFileSync(join(ws, '.env'), 'TOKEN=1');
+  symlinkSync(join(ws, '.env'), join(ws, 'innocent.txt'));
+
+  assert.deepEqual(checkPinnable(ws, '.knowledge/notes/a.md'), { ok: true, id: '.knowledge/notes/a.md' });
+  assert.deepEqual(checkPinnable(ws, join(ws, '.knowledge/notes/a.md')), { ok: true, id: '.knowledge/notes/a.md' });
+  assert.equal(checkPinnable(ws, '../outside.md').ok, false);
+  assert.equal(checkPinnable(ws, join(root, 'outside.md')).ok, false);
+  const link = checkPinnable(ws, 'link.md');
+  assert.equal(link.ok, false);
+  assert.match((link as { reason: string }).reason, /outside the workspace/);
+  const env = checkPinnable(ws, '.env');
+  assert.equal(env.ok, false);
+  assert.match((env as { reason: string }).reason, /secret/);
+  assert.equal(checkPinnable(ws, 'innocent.txt').ok, false, 'a link to a secret is a secret');
+});
