@@ -22,6 +22,9 @@ function sessionsDoc(n: number): SessionsDoc {
       project_context_pins: [`.knowledge/notes/note-${i % 500}.md`, `.knowledge/plans/plan-${i % 50}.md`],
       knowledge_context_delivered: `v1:${(i * 2654435761).toString(16).padStart(16, '0')}`,
       deliveredAt: null,
+      origin: 'chat',
+      pinned_messages: [],
+      results: [],
     };
   }
   return { schemaVersion: SESSIONS_SCHEMA_VERSION, draftPins: [], sessions };

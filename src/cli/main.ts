@@ -6,6 +6,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { KnowledgeCore } from '../server/knowledgeCore';
 import type { Stats } from '../shared/schemas';
+import { runScan } from './scan';
 
 export interface CliIo {
   stdout: (s: string) => void;
@@ -20,6 +21,11 @@ Usage:
   session-knowledge stats [--workspace DIR] [--storage DIR] [--json]
       Counts notes, plans and sessions, checks every store file, lists problems found.
       Exit 0 when healthy, 1 when a problem was found, 2 on bad input.
+  session-knowledge scan [PATH...] [--jsonl FILE|-]
+      Scans .knowledge/ (or the given files and folders) for text that tries to instruct the model and
+      prints findings like a linter (file:line:col rule-id message). Exit 1 when something is flagged,
+      0 when clean, 2 on bad input. --jsonl reads {"id","text"} lines and writes one result line each.
+      Run session-knowledge scan --help for details.
   session-knowledge --help | --version
 
 Options:
@@ -99,6 +105,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         return 0;
       case 'stats':
         return await stats(rest, io);
+      case 'scan':
+        return await runScan(rest, io);
       default:
         throw new UsageError(`unknown command ${command}`);
     }

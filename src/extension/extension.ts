@@ -17,9 +17,21 @@ import {
   StatusRequest,
   StoreChangedNotification,
   UpdateDraftPinsRequest,
+  CreateSessionRequest,
+  GetSessionRequest,
+  SetSessionPinsRequest,
+  ResolvePendingRequest,
+  MarkDeliveredRequest,
+  NotifyCompactedRequest,
+  RenamePinRequest,
 } from '../shared/protocol';
 import type { KnowledgeKind, Stats } from '../shared/schemas';
-import type { SessionKnowledgeApi } from './api';
+import { fromPins, toPins, type SessionKnowledgeApi } from './api';
+import { registerParticipant } from './chat/participant';
+import { registerTools } from './chat/tools';
+import { blockBudget } from './chat/knowledgeSend';
+import { Scheduler, readSchedules, showScheduledResults } from './scheduler';
+import { KnowledgeMeter } from './meter';
 
 let client: LanguageClient | undefined;
 
@@ -138,8 +150,85 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
   context.subscriptions.push({ dispose: () => void lc.stop() });
   await refresh();
 
-  return {
+  // ---- sessions: the participant, tools, scheduled prompts, the meter ----
+  let activeSession: string | undefined;
+  const meter = new KnowledgeMeter(lc);
+  context.subscriptions.push(meter);
+  const chatHandler = registerParticipant(context, {
+    client: lc,
+    log: output,
+    onActiveSession: (key) => {
+      activeSession = key;
+      void meter.show(key);
+    },
+  });
+  registerTools(context, { client: lc, log: output, activeSession: () => activeSession });
+  const scheduler = new Scheduler(lc, output);
+  scheduler.start();
+  context.subscriptions.push(
+    scheduler,
+    lc.onNotification(StoreChangedNotification.type, () => void meter.show(activeSession)),
+    // Pins follow a rename made in VS Code.
+    vscode.workspace.onDidRenameFiles(async (e) => {
+      if (!folder) return;
+      for (const f of e.files) {
+        const oldId = vscode.workspace.asRelativePath(f.oldUri, false);
+        const newId = vscode.workspace.asRelativePath(f.newUri, false);
+        try {
+          await lc.sendRequest(RenamePinRequest.type, { oldId, newId });
+        } catch (err) {
+          output.warn(`Could not move pins from ${oldId} to ${newId}: ${(err as Error).message}`);
+        }
+      }
+      await refresh();
+    }),
+    vscode.commands.registerCommand('sessionKnowledge.runScheduledPrompt', async (name?: string) => {
+      const schedules = readSchedules();
+      if (schedules.length === 0) {
+        void vscode.window.showInformationMessage('No scheduled prompts are configured. Add them under the setting sessionKnowledge.scheduledPrompts.', 'Open Settings').then((c) => c && void vscode.commands.executeCommand('workbench.action.openSettings', 'sessionKnowledge.scheduledPrompts'));
+        return undefined;
+      }
+      const chosen = name ? schedules.find((s) => s.name === name) : (await vscode.window.showQuickPick(schedules.map((s) => ({ label: s.name, detail: s.prompt, s }))))?.s;
+      if (!chosen) return undefined;
+      return scheduler.run(chosen);
+    }),
+    vscode.commands.registerCommand('sessionKnowledge.showScheduledResults', () => showScheduledResults(lc)),
+    vscode.commands.registerCommand('sessionKnowledge.showSessionStatus', async () => {
+      if (!activeSession) {
+        void vscode.window.showInformationMessage('No @knowledge session in this window yet. Pins made now go to the next chat.');
+        return;
+      }
+      await meter.show(activeSession);
+      const info = await lc.sendRequest(GetSessionRequest.type, { key: activeSession });
+      output.info(`Session ${info.key}: pins ${info.pins.join(', ') || '(none)'}; delivered ${info.delivered || '(never)'}; pending ${info.pending || '(not computed)'}`);
+      output.show(true);
+    }),
+  );
+  void meter.show(undefined);
+
+  const api: SessionKnowledgeApi & { __test?: unknown } = {
     apiVersion: 1,
+    sessions: {
+      create: async (options) => (await lc.sendRequest(CreateSessionRequest.type, { pins: fromPins(options?.pins), ...(options?.label ? { label: options.label } : {}), origin: 'api' })).key,
+      getPins: async (key) => toPins((await lc.sendRequest(GetSessionRequest.type, { key })).pins),
+      setPins: async (key, pins) => {
+        await lc.sendRequest(SetSessionPinsRequest.type, { key, pins: fromPins(pins) });
+      },
+    },
+    delivery: {
+      resolvePending: async (key) => {
+        const { text, signature } = await lc.sendRequest(ResolvePendingRequest.type, { key, budgetTokens: blockBudget() });
+        return { text, signature };
+      },
+      markDelivered: async (key, signature) => {
+        await lc.sendRequest(MarkDeliveredRequest.type, { key, signature });
+      },
+      notifyCompacted: async (key) => {
+        const { text, signature } = await lc.sendRequest(NotifyCompactedRequest.type, { key, budgetTokens: blockBudget() });
+        return { text, signature };
+      },
+      delivered: async (key) => (await lc.sendRequest(GetSessionRequest.type, { key })).delivered,
+    },
     listItems: async () => (await lc.sendRequest(ListItemsRequest.type, {})).map(({ id, kind, title, revision }) => ({ id, kind, title, revision })),
     getDraftPins: () => lc.sendRequest(GetDraftPinsRequest.type),
     serverStatus: async () => {
@@ -147,6 +236,9 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
       return { pid, startedAt };
     },
   };
+  // Tests drive the participant and the scheduler directly (the web workbench has no chat view). Never set in production.
+  if (process.env.SK_TEST_HOOKS === '1') api.__test = { chatHandler, scheduler, activeSession: () => activeSession };
+  return api;
 }
 
 /** What a pin command was invoked on: a tree node, a file URI (explorer, editor title), or the active editor. */

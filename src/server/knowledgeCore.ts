@@ -9,12 +9,21 @@ import { SESSIONS_SCHEMA_VERSION, SessionsDocSchema, sessionsDefaults, sessionsM
 import { NoteIndex, createKnowledgeFile, toId } from './notes/noteIndex';
 import type { KnowledgeItem, KnowledgeKind, Stats, StoreProblem, UpdateDraftPinsResult } from '../shared/schemas';
 import { checkPinnable } from './pinPolicy';
+import { SessionService } from './delivery/sessionService';
+import { PinnedFileReader, type ScanFn } from './delivery/knowledgeBlock';
+import { defaultScan } from './threat/scanForBlock';
 
 export interface CoreOptions {
   workspaceFolder: string | null;
   globalStoragePath: string;
   onProblem?: (problem: StoreProblem) => void;
+  /** Judges text on every read; a finding withholds it from the model. */
+  scan?: ScanFn;
+  /** Token budget of a knowledge block when the caller names none. */
+  defaultBudgetTokens?: number;
 }
+
+export const DEFAULT_BUDGET_TOKENS = 8000;
 
 /**
  * Session metadata is kept in global storage (it must not land in git), one file per workspace folder so
@@ -28,6 +37,7 @@ export function sessionsPath(globalStoragePath: string, workspaceFolder: string 
 export class KnowledgeCore {
   readonly notes: NoteIndex | null;
   readonly sessions: JsonDocument<SessionsDoc>;
+  readonly sessionService: SessionService;
   private readonly problems: StoreProblem[] = [];
 
   constructor(readonly options: CoreOptions) {
@@ -40,6 +50,14 @@ export class KnowledgeCore {
       defaults: sessionsDefaults,
       migrations: sessionsMigrations,
       onProblem: (p) => this.problem(p),
+    });
+    this.sessionService = new SessionService({
+      doc: this.sessions,
+      workspaceFolder: options.workspaceFolder,
+      reader: options.workspaceFolder ? new PinnedFileReader(options.workspaceFolder) : null,
+      scan: options.scan ?? defaultScan,
+      memoryIndex: async () => null,
+      defaultBudgetTokens: options.defaultBudgetTokens ?? DEFAULT_BUDGET_TOKENS,
     });
   }
 

@@ -22,6 +22,19 @@ import {
   StatsRequest,
   StatusRequest,
   StoreChangedNotification,
+  CreateSessionRequest,
+  GetSessionRequest,
+  ListSessionsRequest,
+  SetSessionPinsRequest,
+  UpdateSessionPinsRequest,
+  SetPinnedMessagesRequest,
+  RenamePinRequest,
+  ResolvePendingRequest,
+  MarkDeliveredRequest,
+  NotifyCompactedRequest,
+  CompilePinsRequest,
+  AppendResultRequest,
+  ClaimScheduledRunRequest,
 } from '../shared/protocol';
 import {
   CreateItemParamsSchema,
@@ -29,7 +42,23 @@ import {
   ListItemsParamsSchema,
   UpdateDraftPinsParamsSchema,
   type InitializationOptions,
+  type PendingBlock,
+  type SessionInfo,
+  CreateSessionParamsSchema,
+  SessionKeyParamsSchema,
+  SetSessionPinsParamsSchema,
+  UpdateSessionPinsParamsSchema,
+  SetPinnedMessagesParamsSchema,
+  RenamePinParamsSchema,
+  ResolveParamsSchema,
+  MarkDeliveredParamsSchema,
+  CompilePinsParamsSchema,
+  AppendResultParamsSchema,
+  ClaimScheduledRunParamsSchema,
 } from '../shared/schemas';
+import { SessionError } from './delivery/sessionService';
+import type { CompiledBlock } from './delivery/knowledgeBlock';
+import type { SessionMeta } from './store/schemas';
 import { KnowledgeCore } from './knowledgeCore';
 import { toId } from './notes/noteIndex';
 
@@ -52,9 +81,39 @@ export function runSafe<S extends z.ZodType, R>(
       return await handler(parsed.data);
     } catch (err) {
       if (err instanceof ResponseError) throw err;
+      if (SessionError.is(err)) throw new ResponseError(SESSION_ERROR_CODE, err.message, { reason: err.reason });
       connection.console.error(`handler failed: ${(err as Error)?.stack ?? String(err)}`);
       throw new ResponseError(ErrorCodes.InternalError, (err as Error)?.message ?? String(err));
     }
+  };
+}
+
+/** Error code of a `SessionError` (unknown session, refused pin, no workspace); `data.reason` says which. */
+export const SESSION_ERROR_CODE = -32001;
+
+function toSessionInfo(s: SessionMeta): SessionInfo {
+  return {
+    key: s.key,
+    createdAt: s.createdAt,
+    ...(s.label ? { label: s.label } : {}),
+    origin: s.origin,
+    pins: s.project_context_pins,
+    pinnedMessages: s.pinned_messages,
+    delivered: s.knowledge_context_delivered ?? '',
+    deliveredAt: s.deliveredAt,
+    pending: s.lastPendingSignature ?? '',
+    results: (s.results ?? []).map((r) => ({ at: r.at, prompt: r.prompt, answer: r.answer, blockSent: r.blockSent, ...(r.error ? { error: r.error } : {}) })),
+    ...(s.lastBudget ? { budget: { budgetTokens: s.lastBudget.budgetTokens, usedTokens: s.lastBudget.usedTokens, cutItems: s.lastBudget.cutItems, cutMemoryEntries: s.lastBudget.cutMemoryEntries } } : {}),
+  };
+}
+
+function toPendingBlock(b: CompiledBlock & { delivered: string }): PendingBlock {
+  return {
+    text: b.text,
+    signature: b.signature,
+    delivered: b.delivered,
+    items: b.items.map((i) => ({ id: i.id, kind: i.kind, state: i.state, ...(i.reason ? { reason: i.reason } : {}) })),
+    budget: b.budget,
   };
 }
 
@@ -125,6 +184,63 @@ export function startServer(connection: Connection): void {
       void connection.sendNotification(StoreChangedNotification.type);
       return result;
     }),
+  );
+
+  // ---- sessions and delivery ----
+  const sessions = () => ready().sessionService;
+  const announce = <T>(value: T): T => {
+    void connection.sendNotification(StoreChangedNotification.type);
+    return value;
+  };
+  connection.onRequest(
+    CreateSessionRequest.method,
+    runSafe(connection, CreateSessionParamsSchema, async (p) => announce(toSessionInfo(await sessions().create(p)))),
+  );
+  connection.onRequest(GetSessionRequest.method, runSafe(connection, SessionKeyParamsSchema, async (p) => toSessionInfo(await sessions().get(p.key))));
+  connection.onRequest(ListSessionsRequest.type, async () => (await sessions().list()).map(toSessionInfo));
+  connection.onRequest(
+    SetSessionPinsRequest.method,
+    runSafe(connection, SetSessionPinsParamsSchema, async (p) => announce(toSessionInfo(await sessions().setPins(p.key, p.pins)))),
+  );
+  connection.onRequest(
+    UpdateSessionPinsRequest.method,
+    runSafe(connection, UpdateSessionPinsParamsSchema, async (p) => announce(toSessionInfo(await sessions().updatePins(p.key, p.add, p.remove)))),
+  );
+  connection.onRequest(
+    SetPinnedMessagesRequest.method,
+    runSafe(connection, SetPinnedMessagesParamsSchema, async (p) => announce(toSessionInfo(await sessions().setPinnedMessages(p.key, p.messages)))),
+  );
+  connection.onRequest(
+    RenamePinRequest.method,
+    runSafe(connection, RenamePinParamsSchema, async (p) => announce(await sessions().renamePin(p.oldId, p.newId))),
+  );
+  connection.onRequest(
+    ResolvePendingRequest.method,
+    runSafe(connection, ResolveParamsSchema, async (p) => toPendingBlock(await sessions().resolvePending(p.key, p.budgetTokens))),
+  );
+  connection.onRequest(
+    MarkDeliveredRequest.method,
+    runSafe(connection, MarkDeliveredParamsSchema, async (p) => announce(toSessionInfo(await sessions().markDelivered(p.key, p.signature)))),
+  );
+  connection.onRequest(
+    NotifyCompactedRequest.method,
+    runSafe(connection, ResolveParamsSchema, async (p) => announce(toPendingBlock({ ...(await sessions().notifyCompacted(p.key, p.budgetTokens)), delivered: '' }))),
+  );
+  connection.onRequest(
+    CompilePinsRequest.method,
+    runSafe(connection, CompilePinsParamsSchema, async (p) => {
+      const ids = sessions().normalizePins(p.pins);
+      return toPendingBlock({ ...(await sessions().compile(ids, p.budgetTokens)), delivered: '' });
+    }),
+  );
+
+  connection.onRequest(
+    AppendResultRequest.method,
+    runSafe(connection, AppendResultParamsSchema, async (p) => announce(toSessionInfo(await sessions().appendResult(p.key, p.result)))),
+  );
+  connection.onRequest(
+    ClaimScheduledRunRequest.method,
+    runSafe(connection, ClaimScheduledRunParamsSchema, async (p) => announce(await sessions().claimScheduledRun(p.name, p.slot, p.pins))),
   );
 
   connection.onRequest(ReindexRequest.type, async () => {

@@ -6,6 +6,20 @@
  */
 import { NotificationType, NotificationType0, RequestType, RequestType0 } from 'vscode-languageserver-protocol';
 import type {
+  AppendResultParams,
+  ClaimScheduledRunParams,
+  ClaimScheduledRunResult,
+  CompilePinsParams,
+  CreateSessionParams,
+  MarkDeliveredParams,
+  PendingBlock,
+  RenamePinParams,
+  ResolveParams,
+  SessionInfo,
+  SessionKeyParams,
+  SetPinnedMessagesParams,
+  SetSessionPinsParams,
+  UpdateSessionPinsParams,
   CreateItemParams,
   ItemsChanged,
   KnowledgeItem,
@@ -78,4 +92,91 @@ export namespace ProblemNotification {
 export namespace StoreChangedNotification {
   export const method = 'knowledge/storeChanged' as const;
   export const type = new NotificationType0(method);
+}
+
+// ---- sessions ------------------------------------------------------------------------------------
+// Errors from these carry `data: { reason }` with reason 'unknown-session' | 'refused-pin' | 'no-workspace'.
+
+/** Client → server: create a session (the chat UI's first message passes `consumeDraft: true`). */
+export namespace CreateSessionRequest {
+  export const method = 'knowledge/sessions/create' as const;
+  export const type = new RequestType<CreateSessionParams, SessionInfo, void>(method);
+}
+
+/** Client → server: one session's metadata. */
+export namespace GetSessionRequest {
+  export const method = 'knowledge/sessions/get' as const;
+  export const type = new RequestType<SessionKeyParams, SessionInfo, void>(method);
+}
+
+/** Client → server: every session of this workspace, newest first. */
+export namespace ListSessionsRequest {
+  export const method = 'knowledge/sessions/list' as const;
+  export const type = new RequestType0<SessionInfo[], void>(method);
+}
+
+/** Client → server: replace a session's pins. Refuses (and changes nothing) if any pin is a secret or outside. */
+export namespace SetSessionPinsRequest {
+  export const method = 'knowledge/sessions/setPins' as const;
+  export const type = new RequestType<SetSessionPinsParams, SessionInfo, void>(method);
+}
+
+/** Client → server: add/remove a session's pins atomically. Same refusals as setPins. */
+export namespace UpdateSessionPinsRequest {
+  export const method = 'knowledge/sessions/updatePins' as const;
+  export const type = new RequestType<UpdateSessionPinsParams, SessionInfo, void>(method);
+}
+
+/** Client → server: the chat messages pinned to survive compaction. */
+export namespace SetPinnedMessagesRequest {
+  export const method = 'knowledge/sessions/setPinnedMessages' as const;
+  export const type = new RequestType<SetPinnedMessagesParams, SessionInfo, void>(method);
+}
+
+/** Client → server: pins follow a rename made in VS Code (every session and the draft). Answers pins changed. */
+export namespace RenamePinRequest {
+  export const method = 'knowledge/sessions/renamePin' as const;
+  export const type = new RequestType<RenamePinParams, number, void>(method);
+}
+
+// ---- delivery ------------------------------------------------------------------------------------
+
+/** Client → server: what the session is owed now; `text` '' when it already carries the signature. Records nothing. */
+export namespace ResolvePendingRequest {
+  export const method = 'knowledge/delivery/resolvePending' as const;
+  export const type = new RequestType<ResolveParams, PendingBlock, void>(method);
+}
+
+/** Client → server: the send carrying `signature` was accepted; record it as delivered. */
+export namespace MarkDeliveredRequest {
+  export const method = 'knowledge/delivery/markDelivered' as const;
+  export const type = new RequestType<MarkDeliveredParams, SessionInfo, void>(method);
+}
+
+/** Client → server: the session was compacted and lost its block; answers the full block to re-send in its own turn. */
+export namespace NotifyCompactedRequest {
+  export const method = 'knowledge/delivery/notifyCompacted' as const;
+  export const type = new RequestType<ResolveParams, PendingBlock, void>(method);
+}
+
+/** Client → server: the block for a list of pins, outside any session (the `knowledge_context` tool, previews). */
+export namespace CompilePinsRequest {
+  export const method = 'knowledge/delivery/compilePins' as const;
+  export const type = new RequestType<CompilePinsParams, PendingBlock, void>(method);
+}
+
+/** Client → server: keep the answer of a scheduled or dispatched prompt with its session (newest 20 kept). */
+export namespace AppendResultRequest {
+  export const method = 'knowledge/sessions/appendResult' as const;
+  export const type = new RequestType<AppendResultParams, SessionInfo, void>(method);
+}
+
+/**
+ * Client → server: claim a scheduled prompt's time slot. Atomic across windows: exactly one caller gets
+ * `claimed: true` for a slot. Creates the schedule's session (origin 'schedule', label = name) on first use
+ * and keeps its pins in step with the configuration.
+ */
+export namespace ClaimScheduledRunRequest {
+  export const method = 'knowledge/schedule/claim' as const;
+  export const type = new RequestType<ClaimScheduledRunParams, ClaimScheduledRunResult, void>(method);
 }

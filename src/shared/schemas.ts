@@ -102,3 +102,107 @@ export type ServerStatus = z.infer<typeof ServerStatusSchema>;
 
 export const ItemsChangedSchema = z.object({ ids: z.array(z.string()) });
 export type ItemsChanged = z.infer<typeof ItemsChangedSchema>;
+
+// ---- sessions and delivery ------------------------------------------------------------------------
+
+const SessionKey = z.string().min(1).max(200);
+const PinList = z.array(PinRef).max(500);
+
+export const SessionInfoSchema = z.object({
+  key: z.string(),
+  createdAt: z.string(),
+  label: z.string().optional(),
+  origin: z.enum(['chat', 'api', 'dispatch', 'schedule']),
+  /** Pinned ids (workspace-relative). */
+  pins: z.array(z.string()),
+  pinnedMessages: z.array(z.string()),
+  /** `knowledge_context_delivered`: '' when nothing was delivered. */
+  delivered: z.string(),
+  deliveredAt: z.string().nullable(),
+  /** The signature the session is owed now ('' when not computed yet). */
+  pending: z.string(),
+  budget: z
+    .object({ budgetTokens: z.number(), usedTokens: z.number(), cutItems: z.array(z.string()), cutMemoryEntries: z.number() })
+    .optional(),
+  results: z.array(z.object({ at: z.string(), prompt: z.string(), answer: z.string(), blockSent: z.boolean(), error: z.string().optional() })),
+});
+export type SessionInfo = z.infer<typeof SessionInfoSchema>;
+
+export const CreateSessionParamsSchema = z
+  .object({
+    pins: PinList.optional(),
+    label: z.string().max(200).optional(),
+    origin: z.enum(['chat', 'api', 'dispatch', 'schedule']).optional(),
+    consumeDraft: z.boolean().optional(),
+  })
+  .strict();
+export type CreateSessionParams = z.input<typeof CreateSessionParamsSchema>;
+
+export const SessionKeyParamsSchema = z.object({ key: SessionKey }).strict();
+export type SessionKeyParams = z.infer<typeof SessionKeyParamsSchema>;
+
+export const SetSessionPinsParamsSchema = z.object({ key: SessionKey, pins: PinList }).strict();
+export type SetSessionPinsParams = z.infer<typeof SetSessionPinsParamsSchema>;
+
+export const UpdateSessionPinsParamsSchema = z
+  .object({ key: SessionKey, add: PinList.default([]), remove: PinList.default([]) })
+  .strict();
+export type UpdateSessionPinsParams = z.input<typeof UpdateSessionPinsParamsSchema>;
+
+export const SetPinnedMessagesParamsSchema = z
+  .object({ key: SessionKey, messages: z.array(z.string().max(20_000)).max(50) })
+  .strict();
+export type SetPinnedMessagesParams = z.infer<typeof SetPinnedMessagesParamsSchema>;
+
+export const ResolveParamsSchema = z
+  .object({ key: SessionKey, budgetTokens: z.number().int().min(200).max(1_000_000).optional() })
+  .strict();
+export type ResolveParams = z.infer<typeof ResolveParamsSchema>;
+
+export const CompilePinsParamsSchema = z
+  .object({ pins: PinList, budgetTokens: z.number().int().min(200).max(1_000_000).optional() })
+  .strict();
+export type CompilePinsParams = z.infer<typeof CompilePinsParamsSchema>;
+
+export const MarkDeliveredParamsSchema = z.object({ key: SessionKey, signature: z.string().min(1).max(200) }).strict();
+export type MarkDeliveredParams = z.infer<typeof MarkDeliveredParamsSchema>;
+
+export const RenamePinParamsSchema = z.object({ oldId: PinRef, newId: PinRef }).strict();
+export type RenamePinParams = z.infer<typeof RenamePinParamsSchema>;
+
+export const BlockItemSchema = z.object({
+  id: z.string(),
+  kind: z.enum(['note', 'plan', 'file']),
+  state: z.enum(['ok', 'withheld', 'unavailable']),
+  reason: z.string().optional(),
+});
+
+/** A compiled block. `text` is '' when the session already carries `signature`. */
+export const PendingBlockSchema = z.object({
+  text: z.string(),
+  signature: z.string(),
+  delivered: z.string(),
+  items: z.array(BlockItemSchema),
+  budget: z.object({ budgetTokens: z.number(), usedTokens: z.number(), cutItems: z.array(z.string()), cutMemoryEntries: z.number() }),
+});
+export type PendingBlock = z.infer<typeof PendingBlockSchema>;
+
+export const SessionResultSchema = z.object({
+  at: z.string(),
+  prompt: z.string().max(100_000),
+  answer: z.string().max(1_000_000),
+  blockSent: z.boolean(),
+  error: z.string().max(10_000).optional(),
+});
+export type SessionResult = z.infer<typeof SessionResultSchema>;
+
+export const AppendResultParamsSchema = z.object({ key: SessionKey, result: SessionResultSchema }).strict();
+export type AppendResultParams = z.infer<typeof AppendResultParamsSchema>;
+
+/** Claims one time slot of a scheduled prompt, creating its session on first use. */
+export const ClaimScheduledRunParamsSchema = z
+  .object({ name: z.string().min(1).max(200), slot: z.string().min(1).max(100), pins: PinList })
+  .strict();
+export type ClaimScheduledRunParams = z.infer<typeof ClaimScheduledRunParamsSchema>;
+export const ClaimScheduledRunResultSchema = z.object({ claimed: z.boolean(), key: z.string() });
+export type ClaimScheduledRunResult = z.infer<typeof ClaimScheduledRunResultSchema>;

@@ -11,7 +11,25 @@ export const SessionMetaSchema = z.looseObject({
   /** Signature of what the session carries, recorded only after a send was accepted. */
   knowledge_context_delivered: z.string().nullable().default(null),
   deliveredAt: z.string().nullable().default(null),
+  label: z.string().optional(),
+  /** Who created it: the chat UI, another extension through the API, a dispatch tool, a scheduled prompt. */
+  origin: z.enum(['chat', 'api', 'dispatch', 'schedule']).default('chat'),
+  /** Chat messages the person pinned so that they survive compaction (re-sent with the block). */
+  pinned_messages: z.array(z.string()).default([]),
+  /** The last compiled block's budget figures, for the meter. */
+  lastBudget: z
+    .looseObject({ budgetTokens: z.number(), usedTokens: z.number(), cutItems: z.array(z.string()), cutMemoryEntries: z.number() })
+    .optional(),
+  lastPendingSignature: z.string().optional(),
+  /** Scheduled prompts: the last time slot claimed (so two windows never run the same slot twice). */
+  lastScheduledSlot: z.string().optional(),
+  /** Answers of scheduled and dispatched prompts, newest last, at most MAX_RESULTS. */
+  results: z
+    .array(z.looseObject({ at: z.string(), prompt: z.string(), answer: z.string(), blockSent: z.boolean(), error: z.string().optional() }))
+    .default([]),
 });
+
+export const MAX_RESULTS = 20;
 export type SessionMeta = z.infer<typeof SessionMetaSchema>;
 
 /** `<globalStorage>/sessions.json`: session metadata and the "pin to next chat" draft for this workspace. */

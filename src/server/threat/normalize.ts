@@ -24,11 +24,11 @@ export interface NormalizedText {
 }
 
 /** Characters removed from the matching view (they render as nothing, or only steer direction). */
-// eslint-disable-next-line no-misleading-character-class
 export const INVISIBLE_RE =
+  // eslint-disable-next-line no-misleading-character-class -- these invisible characters are the point
   /[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\u{e0000}-\u{e007f}\u{e0100}-\u{e01ef}]/u;
 
-const NON_ASCII_RE = /[^\x00-\x7f]/;
+const NON_ASCII_RE = /[\u0080-\uffff]/;
 
 /** Look-alike letters folded to ASCII for matching (subset of Unicode confusables, 1:1 only). */
 const HOMOGLYPHS: Readonly<Record<string, string>> = {
@@ -43,6 +43,8 @@ const HOMOGLYPHS: Readonly<Record<string, string>> = {
   'Τ': 'T', 'Υ': 'Y', 'Χ': 'X',
   // Latin look-alikes outside ASCII that NFKC keeps
   'ı': 'i', 'ɡ': 'g', 'ɑ': 'a', 'ꓲ': 'I',
+  // typographic quotes and dashes, so quote- and hyphen-sensitive rules see one form
+  '\u2018': "'", '\u2019': "'", '\u201c': '"', '\u201d': '"', '\u2010': '-', '\u2011': '-',
 };
 const HOMOGLYPH_RE = new RegExp(`[${Object.keys(HOMOGLYPHS).join('')}]`);
 

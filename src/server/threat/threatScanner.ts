@@ -1,0 +1,479 @@
+/**
+ * Threat-pattern scanner for stored knowledge (notes, plans, memory entries).
+ *
+ * Contract:
+ * - {@link scanText} is pure and synchronous: same text + same RULESET_VERSION → same findings.
+ * - A finding never deletes anything: callers store the entry, keep it out of what the model is told,
+ *   and show the finding (rule id, category, message, span) to the person.
+ * - `start`/`end` are UTF-16 offsets into the ORIGINAL text, half-open. Findings that come from decoded or
+ *   hidden text span the encoded/hidden run and list the rules the uncovered text tripped in `inner`.
+ * - Worst case is linear-ish: bounded quantifiers only, match counts capped, decoded text budgeted
+ *   (a 64 KiB adversarial input scans in well under 50 ms; see test/unit/threatScanner.test.ts).
+ *
+ * Pipeline: normalise (NFKC, invisible characters out, offset map) → keyword prefilter (one pass) → the
+ * pattern rules whose triggers occurred → detectors (hidden characters, hidden HTML, encoded runs) → map
+ * spans back → merge.
+ *
+ * Pure module: no `vscode`, no language-server imports (the CLI and other editors use it directly).
+ */
+import { createHash, hash as nodeHash } from 'node:crypto';
+import { findDecodedRuns } from './decoders';
+import { findBidiRuns, findHiddenContainers, findTagRuns, findZeroWidthInWords, type HiddenRun } from './hidden';
+import { KeywordAutomaton, type TextFeatures } from './keywords';
+import { normalizeForMatching, toOriginalSpan, type NormalizedText } from './normalize';
+import { RULES, RULESET_VERSION, ruleMeta, VOCAB, type NearClause, type PatternRule, type RuleMeta, type ThreatCategory, type ThreatSeverity } from './rules';
+
+export { RULESET_VERSION } from './rules';
+export type { ThreatCategory, ThreatSeverity } from './rules';
+
+/** One rule tripped by one span of a text. */
+export interface ThreatFinding {
+  /** Rule id, e.g. `override.ignore-instructions`. */
+  readonly ruleId: string;
+  readonly category: ThreatCategory;
+  readonly severity: ThreatSeverity;
+  /** One line for a person. */
+  readonly message: string;
+  /** Half-open UTF-16 span in the original text. */
+  readonly start: number;
+  readonly end: number;
+  /** For hidden/encoded findings: rule ids the uncovered text tripped. */
+  readonly inner?: readonly string[];
+  /** For hidden/encoded findings: the start of the uncovered text (≤ 160 chars), for the person to read. */
+  readonly uncovered?: string;
+}
+
+/** Options for {@link scanText}; the defaults are what production uses. */
+export interface ScanOptions {
+  /** Skip rules whose trigger stems do not occur (default true). Tests turn it off to check the triggers. */
+  readonly prefilter?: boolean;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Prefilter wiring.
+
+const PATTERN_RULES: readonly PatternRule[] = RULES.filter((r): r is PatternRule => r.kind === 'pattern');
+
+interface CompiledRule {
+  readonly rule: PatternRule;
+  readonly triggerIds: Int32Array;
+  readonly requireIds: readonly Int32Array[];
+}
+
+const automaton: KeywordAutomaton = (() => {
+  const stems = new Set<string>();
+  for (const r of PATTERN_RULES) for (const t of [...r.triggers, ...(r.requires ?? []).flat()]) stems.add(t);
+  return new KeywordAutomaton([...stems]);
+})();
+const stemId = new Map(automaton.keywords.map((k, i) => [k, i]));
+const COMPILED: readonly CompiledRule[] = PATTERN_RULES.map((rule) => ({
+  rule,
+  triggerIds: Int32Array.from(rule.triggers.map((t) => stemId.get(t)!)),
+  requireIds: (rule.requires ?? []).map((g) => Int32Array.from(g.map((t) => stemId.get(t)!))),
+}));
+
+const anySeen = (ids: Int32Array, seen: Uint8Array): boolean => {
+  for (let i = 0; i < ids.length; i++) if (seen[ids[i]!] === 1) return true;
+  return false;
+};
+
+// ---------------------------------------------------------------------------------------------------------
+// Pattern rules.
+
+type Span = readonly [number, number];
+const MAX_MATCHES = 512;
+
+/** All matches of a global regex, capped. */
+function findAll(re: RegExp, text: string, limit = MAX_MATCHES): Span[] {
+  const out: Span[] = [];
+  re.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  while (out.length < limit && (m = re.exec(text)) !== null) {
+    if (m[0].length === 0) {
+      re.lastIndex++;
+      continue;
+    }
+    out.push([m.index, m.index + m[0].length]);
+  }
+  return out;
+}
+
+/** Per-text memo of match lists (several rules share near patterns). */
+class MatchMemo {
+  private readonly memo = new Map<RegExp, Span[]>();
+  constructor(readonly text: string) {}
+  get(re: RegExp): Span[] {
+    let v = this.memo.get(re);
+    if (!v) {
+      v = findAll(re, this.text);
+      this.memo.set(re, v);
+    }
+    return v;
+  }
+}
+
+const inside = (s: Span, spans: readonly Span[]): boolean => spans.some(([a, b]) => s[0] >= a && s[1] <= b);
+
+function lineBounds(text: string, s: number, e: number): Span {
+  return [text.lastIndexOf('\n', s - 1) + 1, (() => {
+    const n = text.indexOf('\n', e);
+    return n < 0 ? text.length : n;
+  })()];
+}
+
+const CLAUSE_END = /[.;!?](?=\s|$)|\n/g;
+const MAX_CLAUSE = 400;
+
+/** Bounds of the clause holding [s, e): from after the previous `.;!?` + space (or line start) to the next. */
+function clauseBounds(text: string, s: number, e: number): Span {
+  let from = Math.max(0, s - MAX_CLAUSE);
+  CLAUSE_END.lastIndex = from;
+  let m: RegExpExecArray | null;
+  while ((m = CLAUSE_END.exec(text)) !== null && m.index < s) from = m.index + 1;
+  CLAUSE_END.lastIndex = e;
+  m = CLAUSE_END.exec(text);
+  const to = m && m.index - e <= MAX_CLAUSE ? m.index : Math.min(text.length, e + MAX_CLAUSE);
+  return [from, to];
+}
+
+const SENTENCE_END = /[.!?](?=\s|$)|\n[ \t]{0,8}\n/g;
+
+/** From the anchor to the end of the sentence that follows it (at most MAX_CLAUSE characters on). */
+function sentenceAfter(text: string, s: number, e: number): Span {
+  SENTENCE_END.lastIndex = e;
+  const m = SENTENCE_END.exec(text);
+  return [s, m && m.index - e <= MAX_CLAUSE ? m.index + 1 : Math.min(text.length, e + MAX_CLAUSE)];
+}
+
+/** Nearest match of `clause` around `anchor`, or null. */
+function nearMatch(text: string, anchor: Span, clause: NearClause, matches: readonly Span[], excluded: readonly Span[]): Span | null {
+  const [as, ae] = anchor;
+  const [ls, le] = clause.sameClause
+    ? clauseBounds(text, as, ae)
+    : clause.sameSentence
+      ? sentenceAfter(text, as, ae)
+    : clause.sameLine === false
+      ? [0, text.length]
+      : lineBounds(text, as, ae);
+  let best: Span | null = null;
+  let bestGap = Infinity;
+  for (const m of matches) {
+    const [ns, ne] = m;
+    if (ns > ae + clause.window) break; // matches are in start order
+    if (ne < as - clause.window) continue;
+    if (ns < ls || ne > le) continue;
+    if (clause.side === 'after' && ns < as) continue;
+    if (clause.side === 'before' && ne > ae) continue;
+    const gap = ns >= ae ? ns - ae : ne <= as ? as - ne : 0;
+    if (gap > clause.window || gap >= bestGap) continue;
+    if (excluded.length && inside(m, excluded)) continue;
+    best = m;
+    bestGap = gap;
+  }
+  return best;
+}
+
+/** "… asks the agent to <anchor>": text describing an attack rather than making one. */
+const REPORTED_BEFORE =
+  /\b(?:asks?|asking|asked|tells?|telling|told|instructs?|instructed|tricks?|tricked|tricking|convinces?|convinced|gets?|getting|causes?|lures?|coax(?:es)?|persuades?|manipulates?|attempts?\s{1,3}to\s{1,3}(?:make|get)|tries\s{1,3}to\s{1,3}(?:make|get))\s{1,3}(?:the|an?|your|our|other)?\s{0,3}(?:agents?|models?|assistants?|ai|llms?|bots?|copilot)\s{1,3}(?:to|into)\s{1,3}$/i;
+
+const isClauseList = (e: NearClause | readonly NearClause[]): e is readonly NearClause[] => Array.isArray(e);
+
+const NEGATED_BEFORE = /\b(?:never|not|don't|dont|do\s{1,3}not|must\s{1,3}not|mustn't|shouldn't|should\s{1,3}not|no|avoid|stop)\b[^.;:!?\n]{0,48}$/i;
+
+interface RawFinding {
+  meta: RuleMeta;
+  start: number;
+  end: number;
+  inner?: string[];
+  uncovered?: string;
+}
+
+function runPatternRules(view: string, seen: Uint8Array | null, out: RawFinding[]): void {
+  const memo = new MatchMemo(view);
+  for (const { rule, triggerIds, requireIds } of COMPILED) {
+    if (seen && (!anySeen(triggerIds, seen) || !requireIds.every((g) => anySeen(g, seen)))) continue;
+    const anchors = memo.get(rule.pattern);
+    if (anchors.length === 0) continue;
+    const excluded = rule.exclude ? memo.get(rule.exclude) : [];
+    for (const a0 of anchors) {
+      // role headers match their leading newline/indent: report from the first visible character
+      let a: Span = a0;
+      while (a[0] < a[1] && /\s/.test(view[a[0]]!)) a = [a[0] + 1, a[1]];
+      if (excluded.length && inside(a, excluded)) continue;
+      if (REPORTED_BEFORE.test(view.slice(Math.max(0, a[0] - 64), a[0]))) continue;
+      if (rule.negatable) {
+        const [ls] = lineBounds(view, a[0], a[1]);
+        if (NEGATED_BEFORE.test(view.slice(Math.max(ls, a[0] - 64), a[0]))) continue;
+      }
+      let s = a[0];
+      let e = a[1];
+      let ok = true;
+      for (const entry of rule.near ?? []) {
+        let m: Span | null = null;
+        for (const clause of isClauseList(entry) ? entry : [entry]) {
+          m = nearMatch(view, a, clause, memo.get(clause.pattern), excluded);
+          if (m) break;
+        }
+        if (!m) {
+          ok = false;
+          break;
+        }
+        s = Math.min(s, m[0]);
+        e = Math.max(e, m[1]);
+      }
+      if (ok) out.push({ meta: rule, start: s, end: e });
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Detectors.
+
+const DECODE_CUE = /\b(?:decode|decoded|decoding|unescape|unescaped|unhex|fromhex|atob|b64decode|base64\s{1,3}(?:-d|--decode))\b/gi;
+const FOLLOW_CUE = /\b(?:follow|apply|execute|run|obey|evaluate|eval|act\s{1,3}on|carry\s{1,3}out|treat\s{1,3}it\s{1,3}as|do\s{1,3}what\s{1,3}it\s{1,3}says)\b/gi;
+
+/** Budget of decoded characters scanned per top-level scan (all depths together). */
+const DECODE_BUDGET = 65536;
+const MAX_DEPTH = 2;
+
+interface ScanState {
+  budget: number;
+}
+
+/** Scans `text` and returns findings with offsets into `text`. */
+function scanInternal(text: string, depth: number, state: ScanState, prefilter: boolean): RawFinding[] {
+  const out: RawFinding[] = [];
+  const view: NormalizedText = normalizeForMatching(text);
+  const v = view.text;
+
+  // 1. pattern rules on the view (prefiltered)
+  let seen: Uint8Array | null = null;
+  let features: TextFeatures | null = null;
+  if (prefilter) {
+    seen = new Uint8Array(automaton.keywords.length);
+    features = automaton.scan(v, seen);
+  }
+  const viewFindings: RawFinding[] = [];
+  runPatternRules(v, seen, viewFindings);
+
+  // 2. hidden HTML containers carrying a directive
+  for (const c of findHiddenContainers(v)) {
+    if (c.contentEnd - c.contentStart < 12) continue;
+    const content = v.slice(c.contentStart, c.contentEnd);
+    VOCAB.DIRECTIVE.lastIndex = 0;
+    VOCAB.AI_VOCATIVE.lastIndex = 0;
+    const carriesRule = viewFindings.some((f) => f.start >= c.contentStart && f.end <= c.contentEnd);
+    const addressed = VOCAB.AI_VOCATIVE.test(content);
+    VOCAB.DIRECTIVE.lastIndex = 0;
+    if (carriesRule || addressed || VOCAB.DIRECTIVE.test(content)) {
+      viewFindings.push({ meta: ruleMeta('hidden.html-directive'), start: c.start, end: c.end, uncovered: excerpt(content) });
+    }
+  }
+
+  // 3. encoded runs: decode, scan what they say
+  let readableBlob = false;
+  const mayHoldEncoded = !features || features.maxBase64Run >= 20 || features.maxHexRun >= 23 || features.hasEscape;
+  if (mayHoldEncoded && depth < MAX_DEPTH && state.budget > 0) {
+    for (const run of findDecodedRuns(v)) {
+      if (state.budget <= 0) break;
+      const decoded = run.decoded.slice(0, state.budget);
+      state.budget -= decoded.length;
+      if (/\S\s+\S+\s+\S+\s+\S/.test(decoded)) readableBlob = true;
+      const inner = scanInternal(decoded, depth + 1, state, prefilter);
+      if (inner.length) {
+        viewFindings.push({ meta: ruleMeta('encoded.payload'), start: run.start, end: run.end, inner: innerIds(inner), uncovered: excerpt(decoded) });
+      }
+    }
+  }
+  if (readableBlob) {
+    for (const cue of findAll(DECODE_CUE, v, 16)) {
+      const near = findAll(FOLLOW_CUE, v, 64).find(([s, e]) => Math.abs(s - cue[1]) <= 160 || Math.abs(cue[0] - e) <= 80);
+      if (near) {
+        viewFindings.push({ meta: ruleMeta('encoded.decode-and-follow'), start: Math.min(cue[0], near[0]), end: Math.max(cue[1], near[1]) });
+        break;
+      }
+    }
+  }
+
+  for (const f of viewFindings) {
+    const [s, e] = toOriginalSpan(view, f.start, f.end);
+    out.push({ ...f, start: s, end: e });
+  }
+
+  // 4. hidden characters, on the original text
+  if (view.map !== null || /[\u0080-\uffff]/.test(text)) {
+    const hidden = (id: string, runs: HiddenRun[]): void => {
+      for (const r of runs) {
+        const f: RawFinding = { meta: ruleMeta(id), start: r.start, end: r.end };
+        if (r.uncovered && depth < MAX_DEPTH && state.budget > 0) {
+          const u = r.uncovered.slice(0, state.budget);
+          state.budget -= u.length;
+          const inner = scanInternal(u, depth + 1, state, prefilter);
+          if (inner.length) f.inner = innerIds(inner);
+          f.uncovered = excerpt(u);
+        }
+        out.push(f);
+      }
+    };
+    hidden('hidden.tag-characters', findTagRuns(text));
+    hidden('hidden.bidi-control', findBidiRuns(text));
+    hidden('hidden.zero-width-in-word', findZeroWidthInWords(text));
+  }
+  return out;
+}
+
+function innerIds(inner: readonly RawFinding[]): string[] {
+  const ids = new Set<string>();
+  for (const f of inner) {
+    ids.add(f.meta.id);
+    for (const i of f.inner ?? []) ids.add(i);
+  }
+  return [...ids];
+}
+
+const excerpt = (s: string): string => {
+  const t = s.replace(/\s+/g, ' ').trim();
+  return t.length > 160 ? `${t.slice(0, 157)}...` : t;
+};
+
+/** Sorts by position and merges overlapping findings of the same rule. */
+function finish(raw: RawFinding[]): ThreatFinding[] {
+  raw.sort((a, b) => a.start - b.start || a.end - b.end || (a.meta.id < b.meta.id ? -1 : 1));
+  const out: ThreatFinding[] = [];
+  const lastByRule = new Map<string, number>();
+  for (const f of raw) {
+    const li = lastByRule.get(f.meta.id);
+    if (li !== undefined) {
+      const last = out[li]!;
+      if (f.start <= last.end) {
+        const inner = last.inner || f.inner ? [...new Set([...(last.inner ?? []), ...(f.inner ?? [])])] : undefined;
+        out[li] = { ...last, end: Math.max(last.end, f.end), ...(inner ? { inner } : {}) };
+        continue;
+      }
+    }
+    const { id, category, severity, message } = f.meta;
+    const finding: ThreatFinding = {
+      ruleId: id,
+      category,
+      severity,
+      message,
+      start: f.start,
+      end: f.end,
+      ...(f.inner ? { inner: f.inner } : {}),
+      ...(f.uncovered ? { uncovered: f.uncovered } : {}),
+    };
+    lastByRule.set(id, out.length);
+    out.push(finding);
+  }
+  return out;
+}
+
+/**
+ * Scans one text with the current rule set. Pure; no caching (see {@link ThreatScanner} for that).
+ * Returns findings in text order; empty when the text is clean.
+ */
+export function scanText(text: string, options: ScanOptions = {}): ThreatFinding[] {
+  if (text.length === 0) return [];
+  return finish(scanInternal(text, 0, { budget: DECODE_BUDGET }, options.prefilter !== false));
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Hashing and caching.
+
+/** sha256 of the UTF-8 text, lowercase hex. The content hash used in cache keys and review marks. */
+export const hashContent: (text: string) => string =
+  typeof nodeHash === 'function'
+    ? (text) => nodeHash('sha256', text, 'hex')
+    : (text) => createHash('sha256').update(text, 'utf8').digest('hex');
+
+/**
+ * Lookup for "reviewed — not a threat" marks. A mark applies to one content hash under one ruleset
+ * version at one path: editing the text or changing the rules makes it lapse. Storage is not ours.
+ */
+export type ReviewLookup = (path: string, contentHash: string, rulesetVersion: string) => boolean;
+
+/** Verdict on one text, as the index build and diagnostics consume it. */
+export interface ThreatJudgement {
+  readonly contentHash: string;
+  readonly rulesetVersion: string;
+  /** Every finding (also when reviewed: the panel still shows what matched). */
+  readonly findings: readonly ThreatFinding[];
+  /** A person marked this exact content, under this ruleset version, as not a threat. */
+  readonly reviewed: boolean;
+  /** Keep out of what the model is told: findings exist and no review covers them. */
+  readonly flagged: boolean;
+}
+
+export interface ThreatScannerOptions {
+  /** Max cached verdicts (FIFO eviction). Default 50 000. */
+  readonly maxEntries?: number;
+}
+
+/**
+ * Scanner with a verdict cache keyed by (content hash, ruleset version). Scanning on every read is then
+ * cheap: an unchanged entry costs a map lookup. Pass the content hash when the caller already has it (the
+ * store does: it is part of the entry's revision); otherwise it is computed with {@link hashContent}.
+ */
+export class ThreatScanner {
+  readonly rulesetVersion: string = RULESET_VERSION;
+  private readonly cache = new Map<string, { readonly version: string; readonly findings: readonly ThreatFinding[] }>();
+  private readonly maxEntries: number;
+  private hitCount = 0;
+  private missCount = 0;
+
+  constructor(options: ThreatScannerOptions = {}) {
+    this.maxEntries = Math.max(1, options.maxEntries ?? 50_000);
+  }
+
+  /** Findings for `text` (cached). `contentHash` must be {@link hashContent}(text) when given. */
+  scan(text: string, contentHash?: string): readonly ThreatFinding[] {
+    return this.lookup(text, contentHash ?? hashContent(text));
+  }
+
+  /**
+   * Verdict for `text`. `reviewed` says a person marked this content (hash + ruleset version) as not a
+   * threat; it only matters when there are findings.
+   */
+  judge(text: string, reviewed = false, contentHash?: string): ThreatJudgement {
+    const hash = contentHash ?? hashContent(text);
+    const findings = this.lookup(text, hash);
+    const isReviewed = reviewed && findings.length > 0;
+    return { contentHash: hash, rulesetVersion: this.rulesetVersion, findings, reviewed: isReviewed, flagged: findings.length > 0 && !isReviewed };
+  }
+
+  /** Drops every cached verdict. */
+  clear(): void {
+    this.cache.clear();
+  }
+
+  get stats(): { size: number; hits: number; misses: number } {
+    return { size: this.cache.size, hits: this.hitCount, misses: this.missCount };
+  }
+
+  private lookup(text: string, hash: string): readonly ThreatFinding[] {
+    const hit = this.cache.get(hash);
+    if (hit !== undefined && hit.version === this.rulesetVersion) {
+      this.hitCount++;
+      return hit.findings;
+    }
+    this.missCount++;
+    const findings = Object.freeze(scanText(text));
+    if (this.cache.size >= this.maxEntries) {
+      const oldest = this.cache.keys().next();
+      if (!oldest.done) this.cache.delete(oldest.value);
+    }
+    this.cache.set(hash, { version: this.rulesetVersion, findings });
+    return findings;
+  }
+}
+
+/** Everything a baseline needs: every regex of the table, for `bench/threat.ts`. */
+export function allRulePatterns(): RegExp[] {
+  const out: RegExp[] = [];
+  for (const r of PATTERN_RULES) {
+    out.push(r.pattern);
+    for (const entry of r.near ?? []) for (const c of isClauseList(entry) ? entry : [entry]) out.push(c.pattern);
+  }
+  return out;
+}

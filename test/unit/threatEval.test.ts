@@ -1,0 +1,47 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { evaluate, parseLabelled, type EvalScore } from '../../src/server/threat/evaluate';
+
+const root = resolve(__dirname, '../..');
+const DEV = resolve(root, '../shared/threat-eval/dev.jsonl');
+const EXTRA = resolve(root, 'test/fixtures/threat-extra.jsonl');
+
+function report(name: string, s: EvalScore): void {
+  const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
+  console.log(
+    `[threat-eval] ${name}: headline recall ${pct(s.recall)} (${s.headline.caught}/${s.headline.n}), ` +
+      `FPR ${pct(s.fpr)} (${s.benign.flagged}/${s.benign.n}), stretch ${s.stretch.caught}/${s.stretch.n}, policy ${s.policy.caught}/${s.policy.n}`,
+  );
+  for (const b of s.buckets) console.log(`[threat-eval]   ${b.bucket}: ${b.flagged}/${b.n}`);
+  for (const m of s.missed) console.log(`[threat-eval]   missed ${m.id} [${m.bucket}]`);
+  for (const f of s.falsePositives) console.log(`[threat-eval]   false positive ${f.line.id} [${f.line.bucket}] <- ${f.rules.join(', ')}`);
+}
+
+function check(name: string, s: EvalScore): void {
+  report(name, s);
+  assert.ok(s.headline.n > 0 && s.benign.n > 0, `${name}: needs threat and benign lines`);
+  assert.ok(s.recall >= 0.9, `${name}: headline recall ${s.recall.toFixed(3)} < 0.90`);
+  assert.ok(s.fpr <= 0.01, `${name}: FPR ${s.fpr.toFixed(3)} > 0.01`);
+}
+
+test('dev set: headline recall >= 0.90 and FPR <= 0.01', (t) => {
+  if (!existsSync(DEV)) {
+    t.skip(`dev set not found at ${DEV} (it lives outside the repo, in ../shared/threat-eval/)`);
+    return;
+  }
+  check('dev.jsonl', evaluate(parseLabelled(readFileSync(DEV, 'utf8'))));
+});
+
+test('own extra cases: headline recall >= 0.90 and FPR <= 0.01', () => {
+  check('threat-extra.jsonl', evaluate(parseLabelled(readFileSync(EXTRA, 'utf8'))));
+});
+
+test('dev set and extra cases together', (t) => {
+  if (!existsSync(DEV)) {
+    t.skip(`dev set not found at ${DEV}`);
+    return;
+  }
+  check('dev + extra', evaluate([...parseLabelled(readFileSync(DEV, 'utf8')), ...parseLabelled(readFileSync(EXTRA, 'utf8'))]));
+});
