@@ -3,7 +3,8 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { ReviewStore } from '../server/review/reviewStore';
 import { KnowledgeCore } from '../server/knowledgeCore';
 import type { Stats } from '../shared/schemas';
 import { runScan } from './scan';
@@ -47,6 +48,14 @@ export function defaultStoragePath(): string {
 }
 
 class UsageError extends Error {}
+
+/** The nearest folder (cwd or an ancestor) that holds `.knowledge/`. */
+function findWorkspaceRoot(cwd: string): string | undefined {
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, '.knowledge'))) return dir;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
 
 function parseOptions(args: string[], known: Record<string, 'value' | 'flag'>): Record<string, string | true> {
   const out: Record<string, string | true> = {};
@@ -105,8 +114,15 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         return 0;
       case 'stats':
         return await stats(rest, io);
-      case 'scan':
-        return await runScan(rest, io);
+      case 'scan': {
+        // Reviews ("reviewed — not a threat") live in the workspace's .knowledge/reviews.json.
+        const root = findWorkspaceRoot(io.cwd);
+        const reviews = root ? new ReviewStore(root) : undefined;
+        await reviews?.load();
+        return await runScan(rest, io, {
+          isReviewed: (path, hash, version) => Boolean(root && reviews?.isReviewed(relative(root, resolve(io.cwd, path)).split(sep).join('/'), hash, version)),
+        });
+      }
       default:
         throw new UsageError(`unknown command ${command}`);
     }

@@ -32,6 +32,8 @@ export interface KnowledgeItemInfo {
   title: string;
   /** sha256 of the content. */
   revision: string;
+  /** True when its text reads as an instruction to a model: its title is withheld and it is never delivered. */
+  flagged: boolean;
 }
 
 export interface SessionKnowledgeApi {

@@ -24,6 +24,7 @@ import {
   MarkDeliveredRequest,
   NotifyCompactedRequest,
   RenamePinRequest,
+  MarkReviewedRequest,
 } from '../shared/protocol';
 import type { KnowledgeKind, Stats } from '../shared/schemas';
 import { fromPins, toPins, type SessionKnowledgeApi } from './api';
@@ -123,6 +124,24 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
       const result = await lc.sendRequest(UpdateDraftPinsRequest.type, { remove: [ref] });
       await refresh();
       return result;
+    }),
+    vscode.commands.registerCommand('sessionKnowledge.markReviewed', async (id?: string, revision?: string) => {
+      if (typeof id !== 'string' || typeof revision !== 'string') return undefined;
+      const choice = await vscode.window.showWarningMessage(
+        `Mark ${id} as reviewed — not a threat? It will reach the agent again, for this exact content only; any edit is judged again.`,
+        { modal: true },
+        'Mark Reviewed',
+      );
+      if (choice !== 'Mark Reviewed') return undefined;
+      try {
+        const review = await lc.sendRequest(MarkReviewedRequest.type, { id, revision });
+        vscode.window.setStatusBarMessage(`$(check) ${id} marked reviewed (${review.rules.join(', ')})`, 5000);
+        await refresh();
+        return review;
+      } catch (err) {
+        void vscode.window.showErrorMessage(`Not marked: ${(err as Error).message}`);
+        return undefined;
+      }
     }),
     vscode.commands.registerCommand('sessionKnowledge.refresh', async () => {
       await lc.sendRequest(ReindexRequest.type);
@@ -229,7 +248,15 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
       },
       delivered: async (key) => (await lc.sendRequest(GetSessionRequest.type, { key })).delivered,
     },
-    listItems: async () => (await lc.sendRequest(ListItemsRequest.type, {})).map(({ id, kind, title, revision }) => ({ id, kind, title, revision })),
+    // Titles of flagged items are withheld from other extensions too: they may hand them to a model.
+    listItems: async () =>
+      (await lc.sendRequest(ListItemsRequest.type, {})).map(({ id, kind, title, revision, flaggedRules }) => ({
+        id,
+        kind,
+        title: flaggedRules.length > 0 ? '(withheld: reads as an instruction)' : title,
+        revision,
+        flagged: flaggedRules.length > 0,
+      })),
     getDraftPins: () => lc.sendRequest(GetDraftPinsRequest.type),
     serverStatus: async () => {
       const { pid, startedAt } = await lc.sendRequest(StatusRequest.type);

@@ -81,9 +81,12 @@ export class NotesTreeProvider implements vscode.TreeDataProvider<TreeNode> {
     const t = new vscode.TreeItem(item.title, vscode.TreeItemCollapsibleState.None);
     t.id = item.id;
     t.resourceUri = vscode.Uri.file(item.path);
-    t.description = `${item.id.split('/').pop()}${node.pinned ? ' · pinned' : ''}`;
-    t.tooltip = new vscode.MarkdownString().appendText(`${item.title}\n${item.id}`);
-    t.iconPath = new vscode.ThemeIcon(item.kind === 'note' ? 'note' : 'checklist');
+    const flagged = item.flaggedRules.length > 0;
+    t.description = `${item.id.split('/').pop()}${node.pinned ? ' · pinned' : ''}${flagged ? ' · withheld' : ''}`;
+    t.tooltip = flagged
+      ? new vscode.MarkdownString().appendText(`Withheld from the agent — reads as an instruction (${item.flaggedRules.join(', ')}).\nOpen it to see what matched; mark it reviewed if it is intended.\n${item.id}`)
+      : new vscode.MarkdownString().appendText(`${item.title}\n${item.id}`);
+    t.iconPath = flagged ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground')) : new vscode.ThemeIcon(item.kind === 'note' ? 'note' : 'checklist');
     t.contextValue = `knowledgeItem.${item.kind}${node.pinned ? '.pinned' : ''}`;
     t.command = { command: 'vscode.open', title: 'Open', arguments: [vscode.Uri.file(item.path)] };
     return t;

@@ -12,6 +12,10 @@ import { checkPinnable } from './pinPolicy';
 import { SessionService } from './delivery/sessionService';
 import { PinnedFileReader, type ScanFn } from './delivery/knowledgeBlock';
 import { defaultScan } from './threat/scanForBlock';
+import { RULESET_VERSION, type ThreatFinding } from './threat/threatScanner';
+import { ReviewStore, type Review } from './review/reviewStore';
+import { contentRevision } from './notes/noteIndex';
+import { readFile } from 'node:fs/promises';
 
 export interface CoreOptions {
   workspaceFolder: string | null;
@@ -38,6 +42,9 @@ export class KnowledgeCore {
   readonly notes: NoteIndex | null;
   readonly sessions: JsonDocument<SessionsDoc>;
   readonly sessionService: SessionService;
+  readonly reviews: ReviewStore | null;
+  private readonly scan: ScanFn;
+  private readonly flags = new Map<string, { revision: string; rules: string[] }>();
   private readonly problems: StoreProblem[] = [];
 
   constructor(readonly options: CoreOptions) {
@@ -51,11 +58,13 @@ export class KnowledgeCore {
       migrations: sessionsMigrations,
       onProblem: (p) => this.problem(p),
     });
+    this.scan = options.scan ?? defaultScan;
+    this.reviews = options.workspaceFolder ? new ReviewStore(options.workspaceFolder, (p) => this.problem(p)) : null;
     this.sessionService = new SessionService({
       doc: this.sessions,
       workspaceFolder: options.workspaceFolder,
       reader: options.workspaceFolder ? new PinnedFileReader(options.workspaceFolder) : null,
-      scan: options.scan ?? defaultScan,
+      judge: (id, text, revision) => this.judge(id, text, revision),
       memoryIndex: async () => null,
       defaultBudgetTokens: options.defaultBudgetTokens ?? DEFAULT_BUDGET_TOKENS,
     });
@@ -63,8 +72,8 @@ export class KnowledgeCore {
 
   /** Loads every source. A source that fails is reported and left out; it never blanks the others. */
   async load(): Promise<void> {
-    const results = await Promise.allSettled([this.sessions.load(), this.notes?.rebuild()]);
-    const names = ['sessions', 'notes'];
+    const results = await Promise.allSettled([this.sessions.load(), this.notes?.rebuild(), this.reviews?.load()]);
+    const names = ['sessions', 'notes', 'reviews'];
     results.forEach((r, i) => {
       if (r.status === 'rejected') {
         this.problem({
@@ -76,10 +85,65 @@ export class KnowledgeCore {
       }
     });
     for (const p of this.notes?.problems ?? []) this.problem(p);
+    await this.refreshFlags();
   }
 
+  /** Notes and plans, each judged by the current rule set (cached by revision; re-judged when it changes). */
   listItems(kind?: KnowledgeKind): KnowledgeItem[] {
-    return this.notes?.list(kind) ?? [];
+    return (this.notes?.list(kind) ?? []).map((item) => ({ ...item, flaggedRules: this.flags.get(item.id)?.rules ?? [] }));
+  }
+
+  /**
+   * Re-judges the given items (all when omitted) from disk and remembers which are flagged. Answers the
+   * judgements, for diagnostics. Called whenever the index changes, so every read sees a current verdict.
+   */
+  async refreshFlags(ids?: readonly string[]): Promise<Map<string, Awaited<ReturnType<KnowledgeCore['judgeFile']>>>> {
+    const out = new Map<string, Awaited<ReturnType<KnowledgeCore['judgeFile']>>>();
+    const targets = ids ?? this.listItems().map((i) => i.id);
+    for (const id of targets) {
+      const judged = this.notes?.get(id) ? await this.judgeFile(id) : undefined;
+      out.set(id, judged);
+      if (judged) this.flags.set(id, { revision: judged.revision, rules: [...new Set(judged.findings.map((f) => f.ruleId))] });
+      else this.flags.delete(id);
+    }
+    return out;
+  }
+
+  /** Findings that stand for this text now (current rule set; a matching review clears them). Scanned on every read. */
+  judge(id: string, text: string, revision: string): readonly ThreatFinding[] {
+    const findings = this.scan(text) as readonly ThreatFinding[];
+    if (findings.length === 0) return findings;
+    return this.reviews?.isReviewed(id, revision, RULESET_VERSION) ? [] : findings;
+  }
+
+  /** Judges a workspace file by id, reading it now. Answers undefined when it cannot be read. */
+  async judgeFile(id: string): Promise<{ id: string; revision: string; text: string; findings: readonly ThreatFinding[]; allFindings: readonly ThreatFinding[]; review?: Review } | undefined> {
+    if (!this.options.workspaceFolder) return undefined;
+    const check = checkPinnable(this.options.workspaceFolder, id);
+    if (!check.ok) return undefined;
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(join(this.options.workspaceFolder, check.id));
+    } catch {
+      return undefined;
+    }
+    const text = bytes.toString('utf8');
+    const revision = contentRevision(bytes);
+    const allFindings = this.scan(text) as readonly ThreatFinding[];
+    const review = allFindings.length > 0 ? this.reviews?.find(check.id, revision, RULESET_VERSION) : undefined;
+    return { id: check.id, revision, text, findings: review ? [] : allFindings, allFindings, ...(review ? { review } : {}) };
+  }
+
+  /** Records "reviewed — not a threat" for exactly this revision under the current rule set. */
+  async markReviewed(id: string, revision: string): Promise<Review> {
+    if (!this.reviews) throw new Error('Open a folder first: reviews are kept in its .knowledge/ folder.');
+    const judged = await this.judgeFile(id);
+    if (!judged) throw new Error(`${id} cannot be read.`);
+    if (judged.revision !== revision) throw new Error(`${id} changed since it was judged; look at it again before marking it reviewed.`);
+    if (judged.allFindings.length === 0) throw new Error(`${id} is not flagged.`);
+    const review = await this.reviews.markReviewed({ id: judged.id, contentHash: revision, rulesetVersion: RULESET_VERSION, rules: [...new Set(judged.allFindings.map((f) => f.ruleId))] });
+    await this.refreshFlags([judged.id]);
+    return review;
   }
 
   async createItem(kind: KnowledgeKind, title: string): Promise<KnowledgeItem> {
@@ -141,7 +205,7 @@ export class KnowledgeCore {
       plans,
       sessions: Object.keys(sessions.sessions).length,
       draftPins: sessions.draftPins.length,
-      stores: [this.sessions.health()],
+      stores: [this.sessions.health(), ...(this.reviews ? [this.reviews.doc.health()] : [])],
       problems: [...this.problems],
     };
   }

@@ -3,13 +3,20 @@
  * `main.ts` creates the IPC connection, protocol tests create one over in-memory streams or a child process.
  */
 import {
+  type CodeAction,
+  CodeActionKind,
   type Connection,
+  type Diagnostic,
+  DiagnosticSeverity,
+  TextDocuments,
   DidChangeWatchedFilesNotification,
   ErrorCodes,
   ResponseError,
   TextDocumentSyncKind,
 } from 'vscode-languageserver';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { z } from 'zod';
 import {
   CreateItemRequest,
@@ -35,6 +42,8 @@ import {
   CompilePinsRequest,
   AppendResultRequest,
   ClaimScheduledRunRequest,
+  JudgeFileRequest,
+  MarkReviewedRequest,
 } from '../shared/protocol';
 import {
   CreateItemParamsSchema,
@@ -55,12 +64,15 @@ import {
   CompilePinsParamsSchema,
   AppendResultParamsSchema,
   ClaimScheduledRunParamsSchema,
+  JudgeFileParamsSchema,
+  MarkReviewedParamsSchema,
 } from '../shared/schemas';
 import { SessionError } from './delivery/sessionService';
 import type { CompiledBlock } from './delivery/knowledgeBlock';
 import type { SessionMeta } from './store/schemas';
 import { KnowledgeCore } from './knowledgeCore';
-import { toId } from './notes/noteIndex';
+import { contentRevision, toId } from './notes/noteIndex';
+import { RULESET_VERSION, type ThreatFinding } from './threat/threatScanner';
 
 /**
  * Runs a handler safely: params are validated first (InvalidParams on failure), a thrown error becomes a
@@ -117,8 +129,36 @@ function toPendingBlock(b: CompiledBlock & { delivered: string }): PendingBlock 
   };
 }
 
+/** Offsets → LSP positions for one text. */
+function positionAt(lineStarts: number[], offset: number): { line: number; character: number } {
+  let lo = 0;
+  let hi = lineStarts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (lineStarts[mid]! <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return { line: lo, character: offset - lineStarts[lo]! };
+}
+
+export const DIAGNOSTIC_SOURCE = 'Session Knowledge';
+
+export function findingsToDiagnostics(text: string, findings: readonly ThreatFinding[], id: string, revision: string): Diagnostic[] {
+  const lineStarts = [0];
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) lineStarts.push(i + 1);
+  return findings.map((f) => ({
+    range: { start: positionAt(lineStarts, f.start), end: positionAt(lineStarts, Math.max(f.start, f.end)) },
+    severity: DiagnosticSeverity.Warning,
+    source: DIAGNOSTIC_SOURCE,
+    code: f.ruleId,
+    message: `${f.message} Withheld from the agent — reads as an instruction (${f.category}). If this is intended, mark it reviewed.`,
+    data: { id, revision },
+  }));
+}
+
 export function startServer(connection: Connection): void {
   let core: KnowledgeCore | undefined;
+  const documents = new TextDocuments(TextDocument);
   let options: InitializationOptions | undefined;
   const startedAt = new Date().toISOString();
   const ready = (): KnowledgeCore => {
@@ -141,14 +181,92 @@ export function startServer(connection: Connection): void {
       },
     });
     return {
-      capabilities: { textDocumentSync: TextDocumentSyncKind.Incremental },
+      capabilities: {
+        textDocumentSync: TextDocumentSyncKind.Incremental,
+        codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix] },
+      },
       serverInfo: { name: 'session-knowledge-server', version: '0.1.0' },
     };
   });
 
+  // ---- diagnostics: threat findings on files under .knowledge/ (open editors use their live text) ----
+  const idOfUri = (uri: string): string | undefined => {
+    if (!options?.workspaceFolder || !uri.startsWith('file:')) return undefined;
+    try {
+      const id = toId(options.workspaceFolder, fileURLToPath(uri));
+      return id.startsWith('.knowledge/') ? id : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const uriOfId = (id: string) => pathToFileURL(join(options!.workspaceFolder!, id)).href;
+  const publishOpen = (doc: TextDocument) => {
+    const id = idOfUri(doc.uri);
+    if (!id || !core) return;
+    const text = doc.getText();
+    const revision = contentRevision(text);
+    const findings = core.judge(id, text, revision) as readonly ThreatFinding[];
+    void connection.sendDiagnostics({ uri: doc.uri, diagnostics: findingsToDiagnostics(text, findings, id, revision) });
+  };
+  const publishFromDisk = async (ids?: readonly string[]) => {
+    const c = core;
+    if (!c || !options?.workspaceFolder) return;
+    const judged = await c.refreshFlags(ids);
+    for (const [id, j] of judged) {
+      const uri = uriOfId(id);
+      const open = documents.get(uri);
+      if (open) publishOpen(open);
+      else void connection.sendDiagnostics({ uri, diagnostics: j ? findingsToDiagnostics(j.text, j.findings as ThreatFinding[], id, j.revision) : [] });
+    }
+  };
+  documents.onDidOpen((e) => publishOpen(e.document));
+  documents.onDidChangeContent((e) => publishOpen(e.document));
+  documents.onDidClose((e) => {
+    const id = idOfUri(e.document.uri);
+    if (id) void publishFromDisk([id]);
+  });
+  documents.listen(connection);
+
+  connection.onCodeAction((params) => {
+    const actions: CodeAction[] = [];
+    for (const d of params.context.diagnostics) {
+      if (d.source !== DIAGNOSTIC_SOURCE) continue;
+      const data = d.data as { id?: string; revision?: string } | undefined;
+      if (!data?.id || !data.revision) continue;
+      actions.push({
+        title: `Mark as reviewed — not a threat (${String(d.code)})`,
+        kind: CodeActionKind.QuickFix,
+        diagnostics: [d],
+        command: { title: 'Mark as reviewed', command: 'sessionKnowledge.markReviewed', arguments: [data.id, data.revision] },
+      });
+    }
+    // One action per document revision is enough.
+    return actions.slice(0, 1);
+  });
+
+  connection.onRequest(
+    JudgeFileRequest.method,
+    runSafe(connection, JudgeFileParamsSchema, async (p) => {
+      const j = await ready().judgeFile(p.id);
+      if (!j) return null;
+      const plain = (f: ThreatFinding) => ({ ruleId: f.ruleId, category: f.category, severity: f.severity, message: f.message, start: f.start, end: f.end });
+      return { id: j.id, revision: j.revision, rulesetVersion: RULESET_VERSION, findings: j.findings.map(plain), allFindings: j.allFindings.map(plain), ...(j.review ? { review: { id: j.review.id, contentHash: j.review.contentHash, rulesetVersion: j.review.rulesetVersion, rules: j.review.rules, reviewedBy: j.review.reviewedBy, reviewedAt: j.review.reviewedAt } } : {}) };
+    }),
+  );
+  connection.onRequest(
+    MarkReviewedRequest.method,
+    runSafe(connection, MarkReviewedParamsSchema, async (p) => {
+      const r = await ready().markReviewed(p.id, p.revision);
+      await publishFromDisk([r.id]);
+      void connection.sendNotification(ItemsChangedNotification.type, { ids: [r.id] });
+      return { id: r.id, contentHash: r.contentHash, rulesetVersion: r.rulesetVersion, rules: r.rules, reviewedBy: r.reviewedBy, reviewedAt: r.reviewedAt };
+    }),
+  );
+
   connection.onInitialized(async () => {
     await ready().load();
     void connection.sendNotification(ItemsChangedNotification.type, { ids: ready().listItems().map((i) => i.id) });
+    await publishFromDisk();
   });
 
   connection.onRequest(StatusRequest.type, () => ({
@@ -168,6 +286,7 @@ export function startServer(connection: Connection): void {
     CreateItemRequest.method,
     runSafe(connection, CreateItemParamsSchema, async (p) => {
       const item = await ready().createItem(p.kind, p.title);
+      await publishFromDisk([item.id]);
       void connection.sendNotification(ItemsChangedNotification.type, { ids: [item.id] });
       return item;
     }),
@@ -268,7 +387,15 @@ export function startServer(connection: Connection): void {
     }
     // A folder rename or delete arrives as one event for the folder: rescan to be sure.
     if (params.changes.some((ch) => !ch.uri.endsWith('.md'))) changed.push(...(await c.notes.rebuild()));
-    if (changed.length > 0) void connection.sendNotification(ItemsChangedNotification.type, { ids: changed });
+    // reviews.json changed (a pull, another window): reload it and judge everything again.
+    if (params.changes.some((ch) => ch.uri.endsWith('/.knowledge/reviews.json'))) {
+      await c.reviews?.load();
+      await publishFromDisk();
+      changed.push(...c.listItems().map((i) => i.id));
+    } else if (changed.length > 0) {
+      await publishFromDisk(changed);
+    }
+    if (changed.length > 0) void connection.sendNotification(ItemsChangedNotification.type, { ids: [...new Set(changed)] });
   });
 
   connection.listen();

@@ -6,6 +6,10 @@
  */
 import { NotificationType, NotificationType0, RequestType, RequestType0 } from 'vscode-languageserver-protocol';
 import type {
+  JudgeFileParams,
+  JudgeFileResult,
+  MarkReviewedParams,
+  ReviewRecord,
   AppendResultParams,
   ClaimScheduledRunParams,
   ClaimScheduledRunResult,
@@ -179,4 +183,21 @@ export namespace AppendResultRequest {
 export namespace ClaimScheduledRunRequest {
   export const method = 'knowledge/schedule/claim' as const;
   export const type = new RequestType<ClaimScheduledRunParams, ClaimScheduledRunResult, void>(method);
+}
+
+// ---- threat findings -----------------------------------------------------------------------------
+
+/** Client → server: judge one workspace file now (current rule set, reviews applied). */
+export namespace JudgeFileRequest {
+  export const method = 'knowledge/threat/judgeFile' as const;
+  export const type = new RequestType<JudgeFileParams, JudgeFileResult | null, void>(method);
+}
+
+/**
+ * Client → server: a person marks a flagged file "reviewed — not a threat" for exactly this revision under
+ * the current rule set. Fails when the file changed since (`revision` no longer matches) or is not flagged.
+ */
+export namespace MarkReviewedRequest {
+  export const method = 'knowledge/threat/markReviewed' as const;
+  export const type = new RequestType<MarkReviewedParams, ReviewRecord, void>(method);
 }

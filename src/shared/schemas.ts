@@ -31,6 +31,8 @@ export const KnowledgeItemSchema = z.object({
   size: z.number().int().nonnegative(),
   /** Absolute path on disk. */
   path: z.string(),
+  /** Rule ids its text trips now (empty: clean or reviewed). Flagged items are withheld from the model. */
+  flaggedRules: z.array(z.string()).default([]),
 });
 export type KnowledgeItem = z.infer<typeof KnowledgeItemSchema>;
 
@@ -206,3 +208,39 @@ export const ClaimScheduledRunParamsSchema = z
 export type ClaimScheduledRunParams = z.infer<typeof ClaimScheduledRunParamsSchema>;
 export const ClaimScheduledRunResultSchema = z.object({ claimed: z.boolean(), key: z.string() });
 export type ClaimScheduledRunResult = z.infer<typeof ClaimScheduledRunResultSchema>;
+
+export const MarkReviewedParamsSchema = z.object({ id: PinRef, revision: z.string().regex(/^[0-9a-f]{64}$/) }).strict();
+export type MarkReviewedParams = z.infer<typeof MarkReviewedParamsSchema>;
+
+export const ReviewRecordSchema = z.object({
+  id: z.string(),
+  contentHash: z.string(),
+  rulesetVersion: z.string(),
+  rules: z.array(z.string()),
+  reviewedBy: z.string(),
+  reviewedAt: z.string(),
+});
+export type ReviewRecord = z.infer<typeof ReviewRecordSchema>;
+
+/** A finding on a file, with line/column for people (0-based in the protocol, 1-based in the CLI). */
+export const FileFindingSchema = z.object({
+  ruleId: z.string(),
+  category: z.string(),
+  severity: z.string(),
+  message: z.string(),
+  start: z.number().int(),
+  end: z.number().int(),
+});
+export const JudgeFileResultSchema = z.object({
+  id: z.string(),
+  revision: z.string(),
+  rulesetVersion: z.string(),
+  /** Findings that stand (withheld from the model). Empty when clean or reviewed. */
+  findings: z.array(FileFindingSchema),
+  /** Every finding, reviewed or not, so a person sees what matched. */
+  allFindings: z.array(FileFindingSchema),
+  review: ReviewRecordSchema.optional(),
+});
+export type JudgeFileResult = z.infer<typeof JudgeFileResultSchema>;
+export const JudgeFileParamsSchema = z.object({ id: PinRef }).strict();
+export type JudgeFileParams = z.infer<typeof JudgeFileParamsSchema>;

@@ -22,6 +22,12 @@ export interface BlockFinding {
 
 export type ScanFn = (text: string) => readonly BlockFinding[];
 
+/**
+ * Judges one item's text now, with the current rule set: answers the findings that stand (a person's
+ * "reviewed — not a threat" for this exact revision and rule set clears them).
+ */
+export type JudgeFn = (id: string, text: string, revision: string) => readonly BlockFinding[];
+
 export interface MemoryIndexEntry {
   id: string;
   revision: string;
@@ -119,13 +125,13 @@ export class PinnedFileReader {
   }
 }
 
-export async function loadPinned(reader: PinnedFileReader, pins: readonly string[], scan: ScanFn): Promise<PinnedContent[]> {
+export async function loadPinned(reader: PinnedFileReader, pins: readonly string[], judge: JudgeFn): Promise<PinnedContent[]> {
   return Promise.all(
     pins.map(async (id): Promise<PinnedContent> => {
       const kind = kindOfPin(id);
       const read = await reader.read(id);
       if ('error' in read) return { id, kind, state: 'unavailable', revision: 'unavailable', text: '', reason: read.error };
-      const findings = scan(read.text);
+      const findings = judge(id, read.text, read.revision);
       if (findings.length > 0) {
         const rules = [...new Set(findings.map((f) => f.ruleId))];
         return { id, kind, state: 'withheld', revision: read.revision, text: '', findings, reason: `reads as an instruction (${rules.join(', ')})` };

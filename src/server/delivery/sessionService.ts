@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { JsonDocument } from '../store/jsonDocument';
 import { MAX_RESULTS, type SessionMeta, type SessionsDoc } from '../store/schemas';
 import { checkPinnable } from '../pinPolicy';
-import { compileBlock, loadPinned, type CompiledBlock, type MemoryIndexEntry, type PinnedFileReader, type ScanFn } from './knowledgeBlock';
+import { compileBlock, loadPinned, type CompiledBlock, type MemoryIndexEntry, type PinnedFileReader, type JudgeFn } from './knowledgeBlock';
 
 export class SessionError extends Error {
   constructor(
@@ -26,7 +26,7 @@ export interface SessionServiceDeps {
   doc: JsonDocument<SessionsDoc>;
   workspaceFolder: string | null;
   reader: PinnedFileReader | null;
-  scan: ScanFn;
+  judge: JudgeFn;
   /** The memory index when memory exists and is on; null otherwise (absent, never empty-by-failure). */
   memoryIndex: () => Promise<MemoryIndexEntry[] | null>;
   defaultBudgetTokens: number;
@@ -133,7 +133,7 @@ export class SessionService {
 
   /** Compiles the block for a session's pins (and the memory index) without changing anything. */
   async compile(pins: readonly string[], budgetTokens?: number): Promise<CompiledBlock> {
-    const items = this.deps.reader ? await loadPinned(this.deps.reader, pins, this.deps.scan) : pins.map((id) => ({ id, kind: 'file' as const, state: 'unavailable' as const, revision: 'unavailable', text: '', reason: 'no workspace folder is open' }));
+    const items = this.deps.reader ? await loadPinned(this.deps.reader, pins, this.deps.judge) : pins.map((id) => ({ id, kind: 'file' as const, state: 'unavailable' as const, revision: 'unavailable', text: '', reason: 'no workspace folder is open' }));
     let memory: MemoryIndexEntry[] | null = null;
     try {
       memory = await this.deps.memoryIndex();

@@ -147,6 +147,7 @@ export class NoteIndex {
       revision,
       size: bytes.length,
       path: absolutePath,
+      flaggedRules: [],
     });
     return true;
   }
