@@ -3,6 +3,7 @@
 import * as esbuild from 'esbuild';
 import { readdirSync, statSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -55,5 +56,8 @@ if (watch) {
   console.log('[build] watching');
 } else {
   await Promise.all(builds.map((b) => esbuild.build(b)));
+  // The API's types ship as dist/api.d.ts (package.json "types"), from the one self-contained source file.
+  const tsc = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', 'src/extension/api.ts', '--declaration', '--emitDeclarationOnly', '--skipLibCheck', '--target', 'ES2022', '--outDir', 'dist'], { stdio: 'inherit' });
+  if (tsc.status !== 0) throw new Error('could not emit dist/api.d.ts');
   console.log(`[build] ${production ? 'production' : 'development'} bundles written to dist/`);
 }

@@ -1,0 +1,185 @@
+// `npm start`: builds the extension, serves a real VS Code (1.100.3 web workbench via code-server) on
+// 127.0.0.1 with the extension loaded from this repository, on a demo workspace (.demo-workspace/, created
+// with sample notes and plans if missing), and prints the URL to open. Runs until Ctrl-C.
+//
+//   npm start                     # build, serve, print the URL
+//   npm start -- --check          # same, then open the URL in headless Chromium, wait for the
+//                                 # "Session Knowledge" activity-bar item and the demo notes, exit 0
+//   npm start -- --no-build       # skip `npm run build`
+//   SESSION_KNOWLEDGE_MEMORY_ENABLE=1 npm start    # passed through to the extension host
+//
+// The user-data-dir (.vscode-test/demo-user-data) is kept between runs, so settings you change stay.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import {
+  QUIET_SETTINGS, activityBarItem, cleanupAll, ensureInstalled, launchBrowser, newWorkbenchPage, repoRoot,
+  sideBarTreeItem, startCodeServer, workbenchUrl, writeUserSettings,
+} from './vscodeWeb.mjs';
+
+const { values: opts } = parseArgs({ options: { check: { type: 'boolean' }, 'no-build': { type: 'boolean' } } });
+const say = (msg) => console.log(`[start] ${msg}`);
+const workspace = join(repoRoot, '.demo-workspace');
+const userDataDir = join(repoRoot, '.vscode-test/demo-user-data');
+
+if (!opts['no-build']) {
+  say('npm run build');
+  const r = spawnSync('npm', ['run', 'build'], { cwd: repoRoot, stdio: 'inherit' });
+  if (r.status !== 0) { say('build failed'); process.exit(1); }
+}
+if (!existsSync(join(repoRoot, 'dist/extension.js'))) { say('dist/extension.js is missing: the build did not produce it'); process.exit(1); }
+ensureInstalled();
+createDemoWorkspace();
+if (!existsSync(join(userDataDir, 'User/settings.json'))) writeUserSettings(userDataDir, QUIET_SETTINGS);
+
+const server = await startCodeServer({
+  folder: workspace,
+  userDataDir,
+  extensionsDir: join(repoRoot, '.vscode-test/demo-extensions'),
+  onOutput: (line) => { if (process.env.SK_VERBOSE) console.log(`[code-server] ${line}`); },
+});
+const url = workbenchUrl(server, { folder: workspace, extensionDevelopmentPaths: [repoRoot] });
+const memory = process.env.SESSION_KNOWLEDGE_MEMORY_ENABLE ? `set (${process.env.SESSION_KNOWLEDGE_MEMORY_ENABLE})` : 'unset';
+
+if (opts.check) {
+  process.exitCode = await check(url) ? 0 : 1;
+  await cleanupAll();
+  process.exit(process.exitCode);
+}
+
+console.log(`
+  Session Knowledge in VS Code ${'1.100.3'} (web) — workspace ${workspace}
+  SESSION_KNOWLEDGE_MEMORY_ENABLE: ${memory}
+
+  Open this URL (it loads the extension from ${repoRoot}):
+
+    ${url}
+
+  Ctrl-C to stop. After \`npm run build\` in another terminal, reload the page (Developer: Reload Window).
+`);
+process.exitCode = 0; // Ctrl-C is the normal way to stop: exit 0 after cleaning up
+let stopping = false;
+for (const sig of ['SIGINT', 'SIGTERM']) process.once(sig, () => { stopping = true; say('stopping…'); });
+server.child.once('exit', (code, signal) => {
+  if (stopping) return;
+  say(`code-server exited unexpectedly (${code ?? signal}); last output:\n${server.output.slice(-20).join('\n')}`);
+  process.exitCode = 1;
+  void cleanupAll().finally(() => process.exit(1));
+});
+
+/** Opens the workbench in headless Chromium and waits for our activity-bar item and the demo notes. */
+async function check(workbench) {
+  const started = Date.now();
+  const browser = await launchBrowser();
+  const page = await newWorkbenchPage(browser);
+  const shot = join(repoRoot, 'test-results/start-check.png');
+  mkdirSync(dirname(shot), { recursive: true });
+  try {
+    await page.goto(workbench);
+    const item = activityBarItem(page, 'Session Knowledge');
+    await item.waitFor({ state: 'visible', timeout: 60_000 });
+    await item.click();
+    await sideBarTreeItem(page, 'Architecture overview').waitFor({ state: 'visible', timeout: 60_000 });
+    await page.screenshot({ path: shot });
+    say(`check passed in ${((Date.now() - started) / 1000).toFixed(1)} s: the workbench loaded the extension and lists the demo notes (${shot})`);
+    return true;
+  } catch (e) {
+    await page.screenshot({ path: shot }).catch(() => {});
+    say(`check FAILED: ${e instanceof Error ? e.message : e} (screenshot ${shot})`);
+    return false;
+  } finally {
+    await browser.close().catch(() => {});
+  }
+}
+
+function createDemoWorkspace() {
+  if (existsSync(join(workspace, '.knowledge'))) return;
+  say(`creating demo workspace ${workspace}`);
+  const files = {
+    'README.md': `# Ledgerline
+
+A small invoicing service: a REST API (Node 20, Fastify, PostgreSQL) and a job runner that sends
+invoices and payment reminders. This folder is the demo workspace of Session Knowledge: open the
+"Session Knowledge" view in the activity bar to see its notes and plans.
+`,
+    '.knowledge/notes/architecture.md': `# Architecture overview
+
+Ledgerline is two processes that share one PostgreSQL database.
+
+## API (\`services/api\`)
+
+- Fastify 4, one plugin per resource: \`customers\`, \`invoices\`, \`payments\`.
+- Every request is validated with a JSON schema at the route; handlers never see unchecked input.
+- Money is stored as integer minor units (\`amount_cents\`) with an ISO 4217 \`currency\` column.
+  Never use floating point for amounts.
+
+## Job runner (\`services/jobs\`)
+
+- Polls the \`jobs\` table with \`SELECT … FOR UPDATE SKIP LOCKED\`; at most 8 jobs at once.
+- Jobs are idempotent: each carries an \`idempotency_key\`, and the e-mail provider receives it too.
+- A failed job is retried with exponential back-off (1 min, 5 min, 30 min, 2 h), then parked.
+
+## Data flow for an invoice
+
+1. \`POST /invoices\` writes the invoice in state \`draft\`.
+2. \`POST /invoices/:id/send\` moves it to \`sent\` and enqueues \`send-invoice\`.
+3. The runner renders the PDF, e-mails it, and records the provider's message id.
+4. Webhooks from the payment provider move it to \`paid\` (\`POST /webhooks/payments\`).
+`,
+    '.knowledge/notes/coding-conventions.md': `# Coding conventions
+
+- TypeScript strict mode everywhere; no \`any\` in exported signatures.
+- Errors: throw \`AppError(code, message)\` from domain code; the API maps codes to HTTP statuses in one
+  place (\`services/api/src/errors.ts\`). Never send stack traces to clients.
+- Database access only through the repositories in \`packages/db\`; no SQL in route handlers.
+- Migrations are forward-only and must run on a live database: add columns as nullable, backfill in a
+  job, then add the constraint in a later release.
+- Tests: unit tests beside the code (\`*.test.ts\`), API tests in \`services/api/test\` against a real
+  PostgreSQL started by \`npm run db:test\`.
+- Commit messages: imperative mood, a short subject, and the why in the body.
+`,
+    '.knowledge/notes/glossary.md': `# Glossary
+
+| term | meaning |
+|---|---|
+| draft | an invoice that can still be edited; no number assigned yet |
+| invoice number | assigned when an invoice is sent: \`LL-<year>-<sequence>\`, never reused |
+| dunning | the reminder sequence for an overdue invoice (7, 14 and 30 days after the due date) |
+| credit note | a negative invoice that cancels all or part of a sent invoice |
+`,
+    '.knowledge/plans/release-0-9.md': `# Release 0.9: partial payments
+
+## Goal
+
+Customers can pay an invoice in several instalments; the invoice shows what is still due, and
+reminders stop once it is fully paid.
+
+## Steps
+
+- [x] Add \`payments.amount_cents\` and allow several payments per invoice
+- [x] Compute \`amount_due_cents\` in the invoice repository
+- [ ] Show instalments on the invoice PDF
+- [ ] Dunning: skip reminders when \`amount_due_cents = 0\`
+- [ ] Webhook: handle the provider's \`payment.partially_refunded\` event
+- [ ] Release notes and a migration guide for API clients
+`,
+    '.knowledge/plans/tech-debt.md': `# Tech debt, next quarter
+
+## Goal
+
+Cut the job runner's p95 latency in half and remove the last raw SQL from route handlers.
+
+## Steps
+
+- [ ] Replace the PDF renderer's headless browser with a template renderer
+- [ ] Move \`reports.ts\` queries into \`packages/db\`
+- [ ] Add an index on \`jobs (state, run_at)\`
+`,
+  };
+  for (const [rel, text] of Object.entries(files)) {
+    const file = join(workspace, rel);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, text);
+  }
+}
