@@ -4,7 +4,7 @@
 // Screenshots in both default themes go to test-results/ (workbench-notes-light.png, -dark.png, and
 // workbench-notes.png = light).
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import {
@@ -52,6 +52,11 @@ for (const { name, theme, bodyClass } of THEMES) {
       await sideBarTreeItem(page, PLAN_TITLE).waitFor({ state: 'visible', timeout: 30_000 });
       assert.equal(await note.isVisible(), true);
       assert.equal(await container.getAttribute('aria-selected'), 'true', 'the Session Knowledge container is not the selected one');
+
+      // A note written to disk by another process (not through VS Code) appears in the open tree.
+      const title = `Written on disk (${name})`;
+      writeFileSync(join(workspace, '.knowledge/notes/written-on-disk.md'), `# ${title}\n\nby the UI test\n`);
+      await sideBarTreeItem(page, title).waitFor({ state: 'visible', timeout: 30_000 });
 
       // No hover tooltip over the activity bar in the picture.
       await page.mouse.move(800, 500);
