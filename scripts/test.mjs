@@ -8,8 +8,8 @@
 //
 //   node scripts/test.mjs                      # everything
 //   node scripts/test.mjs --only unit,protocol # some stages (names as in the summary)
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -71,6 +71,26 @@ const stages = [
   { name: 'ui', ...nodeTest('ui', findFiles('test/ui', '.test.mjs'), { tsx: false }) },
 ];
 
+/**
+ * The browser stages need Debian's Chromium and the VS Code build. On a fresh machine, install them here so
+ * `npm ci && npm test` is enough (as root, with apt-get); otherwise say exactly what to run.
+ */
+function ensureBrowserDeps() {
+  const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+  if (!existsSync(chromium)) {
+    const root = typeof process.getuid === 'function' && process.getuid() === 0;
+    if (!root || spawnSync('which', ['apt-get']).status !== 0) {
+      console.error(`[test] Chromium is missing at ${chromium}. Install it (sudo apt-get install -y chromium) or set CHROMIUM_PATH.`);
+      return false;
+    }
+    console.log('[test] installing Debian chromium (once)');
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    if (spawnSync('apt-get', ['update'], { stdio: 'inherit', env }).status !== 0) return false;
+    if (spawnSync('apt-get', ['install', '-y', '--no-install-recommends', 'chromium'], { stdio: 'inherit', env }).status !== 0) return false;
+  }
+  return spawnSync('bash', [join(root, 'scripts/install-vscode-web.sh')], { stdio: 'inherit', cwd: root }).status === 0;
+}
+
 function run(stage) {
   return new Promise((res) => {
     const child = spawn(stage.cmd, stage.args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env: process.env });
@@ -93,6 +113,7 @@ const summary = [];
 let passed = 0;
 let failed = 0;
 let stopped = false;
+let browserDepsChecked = false;
 for (const stage of stages) {
   if (only && !only.has(stage.name)) continue;
   if (stopped) { summary.push({ name: stage.name, status: 'not run', ms: 0 }); continue; }
@@ -102,6 +123,15 @@ for (const stage of stages) {
   }
   console.log(`\n[test] ── ${stage.name} ──`);
   const started = Date.now();
+  if ((stage.name === 'integration' || stage.name === 'ui') && !browserDepsChecked) {
+    browserDepsChecked = true;
+    if (!ensureBrowserDeps()) {
+      failed += 1;
+      summary.push({ name: stage.name, status: 'FAILED (Chromium or VS Code could not be installed)', ms: Date.now() - started });
+      stopped = true;
+      continue;
+    }
+  }
   const { code, out } = await run(stage);
   const ms = Date.now() - started;
   const counts = stage.counts?.(out) ?? null;
