@@ -61,6 +61,40 @@ export interface SessionKnowledgeApi {
   getDraftPins(): Promise<string[]>;
   /** The language server's process id and start time (diagnostics). */
   serverStatus(): Promise<{ pid: number; startedAt: string }>;
+  /** Agent memory. Present only when SESSION_KNOWLEDGE_MEMORY_ENABLE is set in VS Code's environment. */
+  memory?: MemoryApi;
+}
+
+export type MemoryScope = 'session' | 'project' | 'personal';
+
+/** An entry as the API shows it. `flagged` entries are only returned by `list` (for people), with findings. */
+export interface MemoryEntryView {
+  id: string;
+  scope: MemoryScope;
+  type: 'fact' | 'preference' | 'lesson' | 'decision' | 'reference';
+  title: string;
+  body: string;
+  tags: string[];
+  trust: { state: 'pending' | 'approved' | 'legacy'; approvedBy?: string; approvedAt?: string };
+  provenance: { sourceKind: 'human' | 'agent' | 'import' | 'legacy'; identity: string; sessionKey?: string; at: string };
+  revision: string;
+  flagged: boolean;
+  findings: { ruleId: string; category: string; message: string; field: 'title' | 'body' | 'tags'; start: number; end: number }[];
+  aged: boolean;
+}
+
+export interface MemoryApi {
+  /** The person's switch (off by default). */
+  isEnabled(): Promise<boolean>;
+  setEnabled(on: boolean): Promise<void>;
+  remember(entry: { scope: MemoryScope; type: string; title: string; body: string; tags?: string[]; sessionKey?: string; source?: 'human' | 'agent' }): Promise<{ id: string }>;
+  /** For people: every entry, flagged ones included with their findings. */
+  list(options?: { scope?: string }): Promise<MemoryEntryView[]>;
+  /** What a model may see: never flagged, aged, legacy, or another session's pending entries. */
+  recall(query: string, options?: { sessionKey?: string; limit?: number }): Promise<MemoryEntryView[]>;
+  read(id: string): Promise<MemoryEntryView | undefined>;
+  approve(id: string): Promise<void>;
+  forget(id: string): Promise<{ deleted: string[]; restored: string[] }>;
 }
 
 /** Splits a flat list of pinned ids into the API's shape. */

@@ -3,7 +3,7 @@
  * and returns the API. A start-up failure is shown to the person: VS Code itself shows nothing.
  */
 import * as vscode from 'vscode';
-import type { LanguageClient } from 'vscode-languageclient/node';
+import { State, type LanguageClient } from 'vscode-languageclient/node';
 import { createLanguageClient } from './languageClient';
 import { NotesTreeProvider, type TreeNode } from './notesTree';
 import {
@@ -33,6 +33,9 @@ import { registerTools } from './chat/tools';
 import { blockBudget } from './chat/knowledgeSend';
 import { Scheduler, readSchedules, showScheduledResults } from './scheduler';
 import { KnowledgeMeter } from './meter';
+import { MemoryController, memoryFlagSet } from './memory/memoryController';
+import { registerMemoryTools } from './memory/memoryTools';
+import { memoryApi } from './memory/memoryApi';
 
 let client: LanguageClient | undefined;
 
@@ -225,6 +228,26 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
   );
   void meter.show(undefined);
 
+  // ---- agent memory: exists only when SESSION_KNOWLEDGE_MEMORY_ENABLE is set (absent, not switched off) ----
+  const flag = memoryFlagSet();
+  void vscode.commands.executeCommand('setContext', 'sessionKnowledge.memoryFlag', flag);
+  let memory: MemoryController | undefined;
+  if (flag) {
+    const m = new MemoryController(context, lc, output);
+    memory = m;
+    context.subscriptions.push(
+      m,
+      // A restarted server starts with memory off: configure it again.
+      lc.onDidChangeState((e) => {
+        if (e.newState === State.Running) void m.push();
+      }),
+      vscode.commands.registerCommand('sessionKnowledge.memory.turnOn', () => m.setOn(true)),
+      vscode.commands.registerCommand('sessionKnowledge.memory.turnOff', () => m.setOn(false)),
+    );
+    await m.push();
+    registerMemoryTools(context, { client: lc, activeSession: () => activeSession });
+  }
+
   const api: SessionKnowledgeApi & { __test?: unknown } = {
     apiVersion: 1,
     sessions: {
@@ -263,6 +286,7 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
       return { pid, startedAt };
     },
   };
+  if (memory) api.memory = memoryApi(lc, memory);
   // Tests drive the participant and the scheduler directly (the web workbench has no chat view). Never set in production.
   if (process.env.SK_TEST_HOOKS === '1') api.__test = { chatHandler, scheduler, activeSession: () => activeSession };
   return api;

@@ -28,7 +28,7 @@ export interface SessionServiceDeps {
   reader: PinnedFileReader | null;
   judge: JudgeFn;
   /** The memory index when memory exists and is on; null otherwise (absent, never empty-by-failure). */
-  memoryIndex: () => Promise<MemoryIndexEntry[] | null>;
+  memoryIndex: (sessionKey: string | undefined) => Promise<MemoryIndexEntry[] | null>;
   defaultBudgetTokens: number;
 }
 
@@ -132,11 +132,11 @@ export class SessionService {
   }
 
   /** Compiles the block for a session's pins (and the memory index) without changing anything. */
-  async compile(pins: readonly string[], budgetTokens?: number): Promise<CompiledBlock> {
+  async compile(pins: readonly string[], budgetTokens?: number, sessionKey?: string): Promise<CompiledBlock> {
     const items = this.deps.reader ? await loadPinned(this.deps.reader, pins, this.deps.judge) : pins.map((id) => ({ id, kind: 'file' as const, state: 'unavailable' as const, revision: 'unavailable', text: '', reason: 'no workspace folder is open' }));
     let memory: MemoryIndexEntry[] | null = null;
     try {
-      memory = await this.deps.memoryIndex();
+      memory = await this.deps.memoryIndex(sessionKey);
     } catch {
       memory = null; // a memory store that fails to load is left out; the pins still go through
     }
@@ -149,7 +149,7 @@ export class SessionService {
    */
   async resolvePending(key: string, budgetTokens?: number): Promise<CompiledBlock & { delivered: string }> {
     const session = await this.get(key);
-    const block = await this.compile(session.project_context_pins, budgetTokens);
+    const block = await this.compile(session.project_context_pins, budgetTokens, key);
     const delivered = session.knowledge_context_delivered ?? '';
     // Remember the figures for the meter; a failure to record them must not fail the send.
     void this.mutate(key, (s) => {
@@ -176,7 +176,7 @@ export class SessionService {
       s.knowledge_context_delivered = null;
       s.deliveredAt = null;
     });
-    return this.compile(session.project_context_pins, budgetTokens);
+    return this.compile(session.project_context_pins, budgetTokens, key);
   }
 
   async appendResult(key: string, result: SessionMeta['results'][number]): Promise<SessionMeta> {

@@ -1,0 +1,49 @@
+/** The `memory` member of the exported API (present only when the flag is set). Inputs validated by the server. */
+import type { LanguageClient } from 'vscode-languageclient/node';
+import {
+  MemoryApproveRequest,
+  MemoryForgetRequest,
+  MemoryListRequest,
+  MemoryReadRequest,
+  MemoryRecallRequest,
+  MemoryRememberRequest,
+} from '../../shared/memoryProtocol';
+import { MemoryScopeSchema, MemoryTypeSchema } from '../../shared/memorySchemas';
+import type { MemoryApi, MemoryEntryView } from '../api';
+import type { MemoryController } from './memoryController';
+
+export function memoryApi(client: LanguageClient, memory: MemoryController): MemoryApi {
+  const view = (e: MemoryEntryView): MemoryEntryView => e;
+  return {
+    isEnabled: async () => memory.isOn(),
+    setEnabled: (on) => memory.setOn(on),
+    remember: async (entry) => {
+      const e = await client.sendRequest(MemoryRememberRequest.type, {
+        scope: MemoryScopeSchema.parse(entry.scope),
+        type: MemoryTypeSchema.parse(entry.type),
+        title: entry.title,
+        body: entry.body,
+        tags: entry.tags ?? [],
+        source: entry.source ?? 'agent',
+        identity: entry.source === 'human' ? 'api' : 'api-agent',
+        ...(entry.sessionKey ? { sessionKey: entry.sessionKey } : {}),
+      });
+      return { id: e.id };
+    },
+    list: async (options) => {
+      const out: MemoryEntryView[] = [];
+      const scope = options?.scope ? MemoryScopeSchema.parse(options.scope) : undefined;
+      for (let offset = 0; ; offset += 500) {
+        const page = await client.sendRequest(MemoryListRequest.type, { ...(scope ? { scope } : {}), offset, limit: 500 });
+        out.push(...page.entries.map(view));
+        if (out.length >= page.total || page.entries.length === 0) return out;
+      }
+    },
+    recall: async (query, options) => (await client.sendRequest(MemoryRecallRequest.type, { query, ...(options?.sessionKey ? { sessionKey: options.sessionKey } : {}), ...(options?.limit ? { limit: options.limit } : {}) })).map(view),
+    read: async (id) => (await client.sendRequest(MemoryReadRequest.type, { id, forModel: true })) ?? undefined,
+    approve: async (id) => {
+      await client.sendRequest(MemoryApproveRequest.type, { id });
+    },
+    forget: (id) => client.sendRequest(MemoryForgetRequest.type, { id }),
+  };
+}

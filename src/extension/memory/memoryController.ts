@@ -1,0 +1,75 @@
+/**
+ * Agent memory on the extension side (shipped dark). Exists only when SESSION_KNOWLEDGE_MEMORY_ENABLE is set:
+ * then the tools are registered, the panel exists, and the API has a `memory` member. The person's switch is
+ * NOT a VS Code setting (a setting would show in the Settings editor even with the flag unset): it lives in
+ * global state, off by default, and is flipped in the panel or by command.
+ */
+import * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import { MemoryChangedNotification, MemoryConfigureRequest } from '../../shared/memoryProtocol';
+import type { MemoryConfig } from '../../shared/memorySchemas';
+
+export const MEMORY_FLAG = 'SESSION_KNOWLEDGE_MEMORY_ENABLE';
+const ON_KEY = 'sessionKnowledge.memory.on';
+const CONFIG_KEY = 'sessionKnowledge.memory.config';
+
+export function memoryFlagSet(): boolean {
+  const v = process.env[MEMORY_FLAG];
+  return v !== undefined && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
+}
+
+export type MemoryOptions = Omit<MemoryConfig, 'on'>;
+
+export const DEFAULT_MEMORY_OPTIONS: MemoryOptions = {
+  readonly: false,
+  caps: { session: 200, project: 1000, personal: 1000 },
+  maxAgeDays: 0,
+  supersedeThreshold: 0.85,
+  indexBudgetTokens: 2000,
+};
+
+export class MemoryController implements vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChange = this.changed.event;
+  private readonly disposables: vscode.Disposable[] = [this.changed];
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly client: LanguageClient,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    this.disposables.push(client.onNotification(MemoryChangedNotification.type, () => this.changed.fire()));
+  }
+
+  isOn(): boolean {
+    return this.context.globalState.get<boolean>(ON_KEY, false);
+  }
+
+  options(): MemoryOptions {
+    return { ...DEFAULT_MEMORY_OPTIONS, ...this.context.globalState.get<Partial<MemoryOptions>>(CONFIG_KEY, {}) };
+  }
+
+  async setOn(on: boolean): Promise<void> {
+    await this.context.globalState.update(ON_KEY, on);
+    await this.push();
+  }
+
+  async setOptions(options: Partial<MemoryOptions>): Promise<void> {
+    await this.context.globalState.update(CONFIG_KEY, { ...this.options(), ...options });
+    await this.push();
+  }
+
+  /** Sends the switch and the options to the server (on start, on a change, after a server restart). */
+  async push(): Promise<void> {
+    try {
+      await this.client.sendRequest(MemoryConfigureRequest.type, { on: this.isOn(), ...this.options() });
+    } catch (err) {
+      this.log.warn(`Could not configure memory: ${(err as Error).message}`);
+    }
+    this.changed.fire();
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+  }
+}
