@@ -1,9 +1,14 @@
 /** `npm run bench`: every benchmark, each printing its figures beside a baseline measured in the same run. */
 import { runStoreBench } from './store';
+import { runDeliveryBench } from './delivery';
+import { runThreatBench } from './threat';
 
 async function main(): Promise<void> {
   console.log(`Session Knowledge benchmarks — node ${process.version}, ${new Date().toISOString()}`);
+  console.log('Machines here are noisy: read the ratios against the same-run baselines, not the absolute times.');
   await runStoreBench();
+  await runDeliveryBench();
+  await runThreatBench();
 }
 
 void main();
