@@ -3,7 +3,10 @@
  * No `vscode` import and no connection: callers pass paths in and read results out.
  */
 import { join } from 'node:path';
-import { createHash } from 'node:crypto';
+import { sessionsPath } from './store/paths';
+import { MemoryService } from './memory/memoryService';
+
+export { sessionsPath };
 import { JsonDocument } from './store/jsonDocument';
 import { SESSIONS_SCHEMA_VERSION, SessionsDocSchema, sessionsDefaults, sessionsMigrations, type SessionsDoc } from './store/schemas';
 import { NoteIndex, createKnowledgeFile, toId } from './notes/noteIndex';
@@ -25,24 +28,19 @@ export interface CoreOptions {
   scan?: ScanFn;
   /** Token budget of a knowledge block when the caller names none. */
   defaultBudgetTokens?: number;
+  /** SESSION_KNOWLEDGE_MEMORY_ENABLE: whether agent memory exists in this process at all. */
+  memoryEnabled?: boolean;
 }
 
 export const DEFAULT_BUDGET_TOKENS = 8000;
-
-/**
- * Session metadata is kept in global storage (it must not land in git), one file per workspace folder so
- * that pins, which are workspace-relative ids, never leak between projects.
- */
-export function sessionsPath(globalStoragePath: string, workspaceFolder: string | null): string {
-  const key = workspaceFolder ? createHash('sha256').update(workspaceFolder).digest('hex').slice(0, 16) : 'no-folder';
-  return join(globalStoragePath, 'workspaces', key, 'sessions.json');
-}
 
 export class KnowledgeCore {
   readonly notes: NoteIndex | null;
   readonly sessions: JsonDocument<SessionsDoc>;
   readonly sessionService: SessionService;
   readonly reviews: ReviewStore | null;
+  /** Null when the flag is unset: memory does not exist. */
+  readonly memory: MemoryService | null;
   private readonly scan: ScanFn;
   private readonly flags = new Map<string, { revision: string; rules: string[] }>();
   private readonly problems: StoreProblem[] = [];
@@ -60,12 +58,21 @@ export class KnowledgeCore {
     });
     this.scan = options.scan ?? defaultScan;
     this.reviews = options.workspaceFolder ? new ReviewStore(options.workspaceFolder, (p) => this.problem(p)) : null;
+    this.memory = options.memoryEnabled
+      ? new MemoryService({
+          workspaceFolder: options.workspaceFolder,
+          globalStoragePath: options.globalStoragePath,
+          scan: (text) => this.scan(text) as readonly ThreatFinding[],
+          reviews: this.reviews,
+          onProblem: (p) => this.problem(p),
+        })
+      : null;
     this.sessionService = new SessionService({
       doc: this.sessions,
       workspaceFolder: options.workspaceFolder,
       reader: options.workspaceFolder ? new PinnedFileReader(options.workspaceFolder) : null,
       judge: (id, text, revision) => this.judge(id, text, revision),
-      memoryIndex: async () => null,
+      memoryIndex: async (sessionKey) => (this.memory ? this.memory.indexFor(sessionKey) : null),
       defaultBudgetTokens: options.defaultBudgetTokens ?? DEFAULT_BUDGET_TOKENS,
     });
   }

@@ -71,6 +71,8 @@ import { SessionError } from './delivery/sessionService';
 import type { CompiledBlock } from './delivery/knowledgeBlock';
 import type { SessionMeta } from './store/schemas';
 import { KnowledgeCore } from './knowledgeCore';
+import { registerMemoryRoutes } from './memory/routes';
+import { MemoryChangedNotification } from '../shared/memoryProtocol';
 import { contentRevision, toId } from './notes/noteIndex';
 import { RULESET_VERSION, type ThreatFinding } from './threat/threatScanner';
 
@@ -175,11 +177,23 @@ export function startServer(connection: Connection): void {
     core = new KnowledgeCore({
       workspaceFolder: options.workspaceFolder,
       globalStoragePath: options.globalStoragePath,
+      memoryEnabled: options.memoryEnabled,
       onProblem: (problem) => {
         connection.console.warn(problem.message);
         void connection.sendNotification(ProblemNotification.type, problem);
       },
     });
+    // Memory exists only when the flag is set: otherwise none of its requests are registered (MethodNotFound).
+    if (core.memory) {
+      registerMemoryRoutes(connection, {
+        memory: core.memory,
+        runSafe,
+        onChanged: () => {
+          void connection.sendNotification(MemoryChangedNotification.type);
+          void connection.sendNotification(StoreChangedNotification.type);
+        },
+      });
+    }
     return {
       capabilities: {
         textDocumentSync: TextDocumentSyncKind.Incremental,
@@ -387,6 +401,16 @@ export function startServer(connection: Connection): void {
     }
     // A folder rename or delete arrives as one event for the folder: rescan to be sure.
     if (params.changes.some((ch) => !ch.uri.endsWith('.md'))) changed.push(...(await c.notes.rebuild()));
+    // memory.jsonl changed (a pull, a teammate's entries, another window): load and scan it again.
+    if (c.memory && params.changes.some((ch) => ch.uri.endsWith('/.knowledge/memory.jsonl'))) {
+      try {
+        await c.memory.reload('project');
+      } catch (err) {
+        connection.console.warn(`Could not reload project memory: ${(err as Error).message}`);
+      }
+      void connection.sendNotification(MemoryChangedNotification.type);
+      void connection.sendNotification(StoreChangedNotification.type);
+    }
     // reviews.json changed (a pull, another window): reload it and judge everything again.
     if (params.changes.some((ch) => ch.uri.endsWith('/.knowledge/reviews.json'))) {
       await c.reviews?.load();

@@ -1,0 +1,168 @@
+/**
+ * A memory entry as it is stored: one JSON object per line of a scope's `.jsonl` file.
+ *
+ * - The schema is loose: fields written by a newer version of the extension survive a rewrite.
+ * - A line written without provenance (by hand, or by a tool that predates it) loads as `legacy`: shown to
+ *   people, never compiled for a model until someone approves it.
+ * - Tags are normalised (lower-cased, trimmed, de-duplicated, sorted); the revision is the sha256 of type,
+ *   title, body and tags, computed on every load — a hand edit of a line is judged again like any other edit.
+ */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { MEMORY_BODY_MAX, MEMORY_TITLE_MAX, MemoryScopeSchema, MemoryTypeSchema, SourceKindSchema, TrustStateSchema, type MemoryScope, type MemoryType } from '../../shared/memorySchemas';
+
+export const ImportanceSchema = z.enum(['low', 'medium', 'high']);
+export type Importance = z.infer<typeof ImportanceSchema>;
+
+const EPOCH = '1970-01-01T00:00:00.000Z';
+
+export const WrongFlagSchema = z.looseObject({ reason: z.string(), by: z.string(), at: z.string() });
+
+export const StoredProvenanceSchema = z.looseObject({
+  sourceKind: SourceKindSchema,
+  identity: z.string(),
+  sessionKey: z.string().optional(),
+  at: z.string(),
+});
+
+export const StoredTrustSchema = z.looseObject({
+  state: TrustStateSchema,
+  approvedBy: z.string().optional(),
+  approvedAt: z.string().optional(),
+});
+
+/** What a line must hold. Everything else has a default; unknown fields are kept. */
+export const StoredEntrySchema = z.looseObject({
+  id: z.string().min(1).max(100),
+  scope: MemoryScopeSchema.optional(),
+  /** Session scope only: the session the entry belongs to (it lives and dies with it). */
+  sessionKey: z.string().max(200).optional(),
+  type: MemoryTypeSchema.default('fact'),
+  status: z.enum(['active', 'superseded', 'archived']).optional(),
+  title: z.string().trim().min(1).max(MEMORY_TITLE_MAX),
+  body: z.string().max(MEMORY_BODY_MAX).default(''),
+  tags: z.array(z.string().max(50)).max(20).default([]),
+  importance: ImportanceSchema.default('medium'),
+  confidence: z.number().min(0).max(1).default(1),
+  provenance: StoredProvenanceSchema.optional(),
+  trust: StoredTrustSchema.optional(),
+  revision: z.string().optional(),
+  createdAt: z.string().optional(),
+  updatedAt: z.string().optional(),
+  supersededBy: z.string().optional(),
+  consolidatedFrom: z.array(z.string()).optional(),
+  consolidatedInto: z.string().optional(),
+  expiresAt: z.string().optional(),
+  wrongFlags: z.array(WrongFlagSchema).default([]),
+});
+
+export interface StoredEntry {
+  id: string;
+  scope: MemoryScope;
+  sessionKey?: string;
+  type: MemoryType;
+  status?: 'active' | 'superseded' | 'archived';
+  title: string;
+  body: string;
+  tags: string[];
+  importance: Importance;
+  confidence: number;
+  provenance: z.infer<typeof StoredProvenanceSchema>;
+  trust: z.infer<typeof StoredTrustSchema>;
+  revision: string;
+  createdAt: string;
+  updatedAt: string;
+  supersededBy?: string;
+  consolidatedFrom?: string[];
+  consolidatedInto?: string;
+  expiresAt?: string;
+  wrongFlags: z.infer<typeof WrongFlagSchema>[];
+  [unknownField: string]: unknown;
+}
+
+/** Lower-cased, trimmed, empty ones dropped, de-duplicated, sorted. */
+export function normalizeTags(tags: readonly string[]): string[] {
+  return [...new Set(tags.map((t) => t.trim().toLowerCase()).filter((t) => t.length > 0))].sort();
+}
+
+/** sha256 (hex) of type, title, body and (normalised) tags: changes exactly when the content does. */
+export function computeRevision(e: { type: string; title: string; body: string; tags: readonly string[] }): string {
+  return createHash('sha256').update(JSON.stringify([e.type, e.title, e.body, e.tags])).digest('hex');
+}
+
+/** Parses one line's JSON value into an entry of `scope`; answers the first schema problem otherwise. */
+export function parseStoredEntry(raw: unknown, scope: MemoryScope, rawLine: string): { ok: true; entry: StoredEntry } | { ok: false; reason: string } {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { ok: false, reason: 'the line is not a JSON object' };
+  const obj = raw as Record<string, unknown>;
+  // A hand-written line may lack an id: derive a stable one from the line so it survives reloads.
+  const withId = typeof obj.id === 'string' && obj.id.length > 0 ? obj : { ...obj, id: `legacy-${createHash('sha256').update(rawLine).digest('hex').slice(0, 16)}` };
+  const parsed = StoredEntrySchema.safeParse(withId);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return { ok: false, reason: `${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}` };
+  }
+  const d = parsed.data;
+  const tags = normalizeTags(d.tags);
+  const createdAt = d.createdAt ?? d.provenance?.at ?? EPOCH;
+  const legacy = !d.provenance || !d.trust;
+  const entry: StoredEntry = {
+    ...d,
+    id: d.id,
+    scope,
+    type: d.type,
+    title: d.title,
+    body: d.body,
+    tags,
+    importance: d.importance,
+    confidence: d.confidence,
+    provenance: d.provenance ?? { sourceKind: 'legacy', identity: 'unknown', at: createdAt },
+    // Without provenance there is no trust to speak of: legacy until a person approves it.
+    trust: legacy ? { state: 'legacy' } : d.trust!,
+    revision: computeRevision({ type: d.type, title: d.title, body: d.body, tags }),
+    createdAt,
+    updatedAt: d.updatedAt ?? createdAt,
+    wrongFlags: d.wrongFlags,
+  };
+  if (d.type === 'decision' && !entry.status) entry.status = entry.supersededBy ? 'superseded' : 'active';
+  return { ok: true, entry };
+}
+
+/** The on-disk line (no trailing newline). Known fields first in a fixed order, unknown ones after. */
+export function serializeEntry(e: StoredEntry): string {
+  const { id, scope, sessionKey, type, status, title, body, tags, importance, confidence, provenance, trust, revision, createdAt, updatedAt, supersededBy, consolidatedFrom, consolidatedInto, expiresAt, wrongFlags, ...rest } = e;
+  return JSON.stringify({
+    id,
+    scope,
+    ...(sessionKey !== undefined ? { sessionKey } : {}),
+    type,
+    ...(status !== undefined ? { status } : {}),
+    title,
+    body,
+    tags,
+    importance,
+    confidence,
+    provenance,
+    trust,
+    revision,
+    createdAt,
+    updatedAt,
+    ...(supersededBy !== undefined ? { supersededBy } : {}),
+    ...(consolidatedFrom !== undefined ? { consolidatedFrom } : {}),
+    ...(consolidatedInto !== undefined ? { consolidatedInto } : {}),
+    ...(expiresAt !== undefined ? { expiresAt } : {}),
+    wrongFlags,
+    ...rest,
+  });
+}
+
+/** Stable order of a scope file: by createdAt, then id. New entries land at the end, so appends merge. */
+export function compareEntries(a: StoredEntry, b: StoredEntry): number {
+  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? -1 : 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/** Newest updatedAt wins (a union merge can leave two versions of one id); ties go to the later revision string. */
+export function newer(a: StoredEntry, b: StoredEntry): StoredEntry {
+  if (a.updatedAt !== b.updatedAt) return a.updatedAt > b.updatedAt ? a : b;
+  return a.revision >= b.revision ? a : b;
+}

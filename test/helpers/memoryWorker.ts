@@ -1,0 +1,24 @@
+/**
+ * A separate process that remembers entries, for memory's multi-process tests (another VS Code window).
+ * usage: node --import tsx memoryWorker.ts <workspace> <storage> <scope> <tag> <count>
+ * Adds `<tag>-<i>` entries one remember at a time (human writes, approved), then prints "done".
+ */
+import { MemoryService } from '../../src/server/memory/memoryService';
+import type { MemoryScope } from '../../src/shared/memorySchemas';
+
+async function main(): Promise<void> {
+  const [workspace, storage, scope, tag, countText] = process.argv.slice(2);
+  if (!workspace || !storage || !scope || !tag) throw new Error('usage: memoryWorker <workspace> <storage> <scope> <tag> <count>');
+  const memory = new MemoryService({ workspaceFolder: workspace, globalStoragePath: storage, scan: () => [], reviews: null });
+  await memory.configure({ on: true, caps: { session: 10_000, project: 10_000, personal: 10_000 }, supersedeThreshold: 1 });
+  const count = Number(countText);
+  for (let i = 0; i < count; i++) {
+    await memory.remember({ scope: scope as MemoryScope, type: 'fact', title: `${tag}-${i}`, body: `written by ${tag}, number ${i}`, source: 'human', ...(scope === 'session' ? { sessionKey: tag } : {}) });
+  }
+  process.stdout.write('done\n');
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});
