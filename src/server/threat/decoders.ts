@@ -75,11 +75,15 @@ export function readableText(buf: Buffer): string | null {
   return s;
 }
 
-/** Encoded runs in `text` that decode to readable text, in text order; at most `limit`. */
-export function findDecodedRuns(text: string, limit = 32): DecodedRun[] {
+/**
+ * Encoded runs in `text` that decode to readable text, in text order; at most `limit`. `encodings` limits
+ * the search to those encodings (the scanner passes the ones whose characters occur in the text).
+ */
+export function findDecodedRuns(text: string, limit = 32, encodings?: readonly Encoding[]): DecodedRun[] {
   const out: DecodedRun[] = [];
   const taken: Array<[number, number]> = [];
   for (const { encoding, re, decode } of DETECTORS) {
+    if (encodings && !encodings.includes(encoding)) continue;
     re.lastIndex = 0;
     let m: RegExpExecArray | null;
     while ((m = re.exec(text)) !== null && out.length < limit) {

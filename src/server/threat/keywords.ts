@@ -1,45 +1,64 @@
 /**
  * Keyword prefilter: an Aho–Corasick automaton over case-folded ASCII that reports, in one linear pass,
- * which trigger stems occur in a text. The scanner runs a rule only when one of its triggers occurred, so
- * clean text costs one pass over its characters instead of one regex per rule.
+ * which keywords occur in a text. The scanner runs a rule only when the keywords its regexes need occurred,
+ * so clean text costs one pass over its characters instead of one regex per rule.
  *
- * Characters outside the alphabet of the stems (and every non-ASCII character) act as a neutral symbol,
+ * A keyword may carry word-boundary flags: a leading `\x01` means "at a word start", a trailing one "at a
+ * word end" (word characters as in a JS regex without `u`: `[A-Za-z0-9_]`), so `\x01pr\x01` reports the
+ * word "pr" and not the "pr" in "process".
+ *
+ * Characters outside the alphabet of the keywords (and every non-ASCII character) act as a neutral symbol,
  * so the pass is a table lookup per character. Pure module.
  */
 export class KeywordAutomaton {
-  /** Stems, lowercase, index = trigger id. */
+  /** Keywords as given (lowercase, optional boundary markers), index = keyword id. */
   readonly keywords: readonly string[];
   /** char code (0..65535) → symbol (low 8 bits, 0 = other) | character-class flags (high bits). */
   private readonly charInfo: Uint16Array;
-  private readonly symbols: number;
-  private readonly delta: Uint16Array | Int32Array; // state * symbols + symbol → state
-  private readonly hasOut: Uint8Array; // state → 1 when some keyword ends here
+  /** Transitions: `delta[state * stride + symbol]` is the next state, with OUT set when it has outputs. */
+  private readonly delta: Uint16Array;
+  private readonly stride: number;
   private readonly outStart: Int32Array; // state → offset into outIds (or -1)
   private readonly outIds: Int32Array; // -1-terminated lists
+  private readonly kwLen: Int32Array; // keyword id → length without markers
+  private readonly kwFlags: Uint8Array; // keyword id → START | END
+  /** Ids set by the scans since the last {@link reset}, in `hits[0 .. hitCount)`. */
+  readonly hits: Int32Array;
+  private nHits = 0;
 
   constructor(keywords: readonly string[]) {
     this.keywords = keywords;
     const alphabet = new Uint8Array(128);
     let symbols = 1;
-    for (const k of keywords) {
+    const cores: string[] = [];
+    this.kwLen = new Int32Array(keywords.length);
+    this.kwFlags = new Uint8Array(keywords.length);
+    keywords.forEach((raw, id) => {
+      let k = raw;
+      let flags = 0;
+      if (k.startsWith(MARK)) [k, flags] = [k.slice(1), flags | START];
+      if (k.endsWith(MARK) && k.length > 1) [k, flags] = [k.slice(0, -1), flags | END];
+      if (k.length === 0 || k.includes(MARK)) throw new Error(`keyword ${JSON.stringify(raw)}: empty or misplaced boundary marker`);
       for (let i = 0; i < k.length; i++) {
         const c = k.charCodeAt(i);
-        if (c >= 128) throw new Error(`keyword ${JSON.stringify(k)}: ASCII only`);
-        if (c >= 65 && c <= 90) throw new Error(`keyword ${JSON.stringify(k)}: lowercase only`);
+        if (c >= 128) throw new Error(`keyword ${JSON.stringify(raw)}: ASCII only`);
+        if (c >= 65 && c <= 90) throw new Error(`keyword ${JSON.stringify(raw)}: lowercase only`);
         if (alphabet[c] === 0) alphabet[c] = symbols++;
       }
-    }
+      cores.push(k);
+      this.kwLen[id] = k.length;
+      this.kwFlags[id] = flags;
+    });
     for (let c = 65; c <= 90; c++) alphabet[c] = alphabet[c + 32]!; // case fold
     if (symbols > 255) throw new Error('keyword alphabet too large');
     const charInfo = new Uint16Array(65536);
-    for (let c = 0; c < 65536; c++) charInfo[c] = (c < 128 ? alphabet[c]! | (CHAR_CLASS[c]! << 8) : NONASCII << 8);
+    for (let c = 0; c < 65536; c++) charInfo[c] = c < 128 ? alphabet[c]! | (CHAR_CLASS[c]! << 8) : NONASCII << 8;
     this.charInfo = charInfo;
-    this.symbols = symbols;
 
     // Trie.
     const goto: number[][] = [new Array<number>(symbols).fill(-1)];
     const outs: number[][] = [[]];
-    keywords.forEach((k, id) => {
+    cores.forEach((k, id) => {
       let s = 0;
       for (let i = 0; i < k.length; i++) {
         const a = alphabet[k.charCodeAt(i)]!;
@@ -79,8 +98,15 @@ export class KeywordAutomaton {
         }
       }
     }
-    this.delta = goto.length < 65536 ? Uint16Array.from(delta) : delta;
-    this.hasOut = Uint8Array.from(outs, (o) => (o.length ? 1 : 0));
+    // Mark states with outputs in the high bit (2-byte entries keep the hot rows in the L1 cache).
+    if (goto.length > OUT) throw new Error('keyword automaton too large');
+    const delta16 = new Uint16Array(delta.length);
+    for (let i = 0; i < delta.length; i++) {
+      const t = delta[i]!;
+      delta16[i] = outs[t]!.length ? t | OUT : t;
+    }
+    this.delta = delta16;
+    this.stride = symbols;
     const outStart = new Int32Array(goto.length).fill(-1);
     const ids: number[] = [];
     outs.forEach((o, s) => {
@@ -91,6 +117,7 @@ export class KeywordAutomaton {
     });
     this.outStart = outStart;
     this.outIds = Int32Array.from(ids);
+    this.hits = new Int32Array(keywords.length);
   }
 
   /**
@@ -98,59 +125,110 @@ export class KeywordAutomaton {
    * gathered in the same pass (used to skip the encoded-run decoders on ordinary text).
    */
   scan(text: string, seen: Uint8Array): TextFeatures {
-    const { charInfo, delta, symbols, hasOut, outStart, outIds } = this;
+    const { charInfo, delta, stride, outStart, outIds, kwLen, kwFlags, hits } = this;
+    const before = this.nHits;
+    let hitCount = before;
     let s = 0;
-    let count = 0;
-    let b64Run = 0;
-    let hexRun = 0;
-    let maxB64 = 0;
-    let maxHex = 0;
     let flags = 0;
-    for (let i = 0, n = text.length; i < n; i++) {
+    // runs: position of the last character outside the class; a run is long enough once i - last >= length
+    let b64Last = -1;
+    let b64Cls = 0; // class flags of the current base64 run
+    let hexLast = -1;
+    let b64 = false;
+    let hex = false;
+    const n = text.length;
+    for (let i = 0; i < n; i++) {
       const info = charInfo[text.charCodeAt(i)]!;
-      s = delta[s * symbols + (info & 0xff)]!;
-      const cls = info >> 8;
-      flags |= cls;
-      b64Run = cls & B64 ? b64Run + 1 : 0;
-      hexRun = cls & HEXSEP ? hexRun + 1 : 0;
-      if (b64Run > maxB64) maxB64 = b64Run;
-      if (hexRun > maxHex) maxHex = hexRun;
-      if (hasOut[s] === 1) {
+      flags |= info;
+      s = delta[s * stride + (info & 0xff)]!;
+      if (s >= OUT) {
+        s -= OUT;
         for (let k = outStart[s]!; outIds[k]! >= 0; k++) {
           const id = outIds[k]!;
-          if (seen[id] === 0) {
-            seen[id] = 1;
-            count++;
+          if (seen[id] !== 0) continue;
+          const f = kwFlags[id]!;
+          if (f !== 0) {
+            if (f & START) {
+              const p = i - kwLen[id]!;
+              if (p >= 0 && isWordCode(text.charCodeAt(p))) continue;
+            }
+            if (f & END && i + 1 < n && isWordCode(text.charCodeAt(i + 1))) continue;
           }
+          seen[id] = 1;
+          hits[hitCount++] = id;
         }
       }
+      if ((info & (B64 << 8)) === 0) {
+        b64Last = i;
+        b64Cls = 0;
+      } else {
+        b64Cls |= info;
+        if (i - b64Last >= B64_MIN && (b64Cls & B64_MIXED) === B64_MIXED) b64 = true;
+      }
+      if ((info & (HEXSEP << 8)) === 0) hexLast = i;
+      else if (i - hexLast >= HEX_MIN) hex = true;
     }
-    return { keywords: count, maxBase64Run: maxB64, maxHexRun: maxHex, hasEscape: (flags & ESC) !== 0, hasNonAscii: (flags & NONASCII) !== 0 };
+    this.nHits = hitCount;
+    const cls = flags >> 8;
+    return { keywords: hitCount - before, hasBase64Run: b64, hasHexRun: hex, hasEscape: (cls & ESC) !== 0, hasNonAscii: (cls & NONASCII) !== 0 };
+  }
+
+  /** Clears, in `seen`, the ids every {@link scan} since the last reset set. */
+  reset(seen: Uint8Array): void {
+    for (let k = 0; k < this.nHits; k++) seen[this.hits[k]!] = 0;
+    this.nHits = 0;
+  }
+
+  /** Number of ids in {@link hits}. */
+  get hitCount(): number {
+    return this.nHits;
   }
 }
+
+const MARK = '\x01';
+/** Output flag in a transition entry (so at most 32 767 states). */
+const OUT = 0x8000;
+const START = 1;
+const END = 2;
+
+const isWordCode = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95;
 
 /** Character features of a text, from the prefilter pass. */
 export interface TextFeatures {
   /** Distinct keywords seen. */
   readonly keywords: number;
-  /** Longest run of base64 alphabet characters (`A–Z a–z 0–9 + / = _ -`). */
-  readonly maxBase64Run: number;
-  /** Longest run of hex digits and byte separators (`0–9 a–f A–F` space `:` `,` `-`). */
-  readonly maxHexRun: number;
+  /**
+   * Has a run of ≥ 20 base64 alphabet characters (`A–Z a–z 0–9 + / = _ -`) holding both letter cases and a
+   * non-letter: what the base64 decoder needs before it decodes a run.
+   */
+  readonly hasBase64Run: boolean;
+  /** Has a run of ≥ 23 hex digits and byte separators (`0–9 a–f A–F` space `:` `,` `-`): 8 separated bytes. */
+  readonly hasHexRun: boolean;
   /** Contains `\` or `%` (escape sequences, percent-encoding). */
   readonly hasEscape: boolean;
   readonly hasNonAscii: boolean;
 }
 
+/** Shortest base64 run the decoders try, and the shortest hex run (8 separated bytes). */
+const B64_MIN = 20;
+const HEX_MIN = 23;
 const B64 = 1;
 const HEXSEP = 2;
 const ESC = 4;
 const NONASCII = 8;
+const UPPER = 16;
+const LOWER = 32;
+const NONLETTER = 64; // digits and `+ / = _ -`
+/** What the base64 decoder needs in a run: both cases and a non-letter (see decoders.ts). */
+const B64_MIXED = (UPPER | LOWER | NONLETTER) << 8;
 const CHAR_CLASS: Uint8Array = (() => {
   const t = new Uint8Array(128);
   for (let c = 0; c < 128; c++) {
     const ch = String.fromCharCode(c);
     if (/[A-Za-z0-9+/=_-]/.test(ch)) t[c]! |= B64;
+    if (/[A-Z]/.test(ch)) t[c]! |= UPPER;
+    if (/[a-z]/.test(ch)) t[c]! |= LOWER;
+    if (/[0-9+/=_-]/.test(ch)) t[c]! |= NONLETTER;
     if (/[0-9a-fA-F :,-]/.test(ch)) t[c]! |= HEXSEP;
     if (ch === '\\' || ch === '%') t[c]! |= ESC;
   }

@@ -90,6 +90,8 @@ export type ThreatRule = PatternRule | DetectorRule;
 
 // ---------------------------------------------------------------------------------------------------------
 // Vocabulary. Whitespace between words is `\s{1,3}` (bounded); no unbounded quantifier anywhere.
+// Alternatives start with a character, not a lookbehind (`\.(?<![\w.]\.)env`, not `(?<![\w.])\.env`): same
+// matches, but V8 can then skip positions by first character (about 2x faster on the secret and sink regexes).
 
 const src = (r: RegExp | string): string => (typeof r === 'string' ? r : r.source);
 /** Compiles fragments into a global, case-insensitive, unicode-unaware regex. */
@@ -143,8 +145,8 @@ const SECRET_CMD = alt(
   String.raw`\.(?:npmrc|pypirc|netrc|git-credentials|gnupg|azure|password-store|vault-token)\b`,
   String.raw`\baccesstokens\.json\b|\bcredentials\.json\b|\bservice[-_]account[\w.-]{0,30}\.json\b`,
   String.raw`\/etc\/(?:passwd|shadow|sudoers)\b`,
-  String.raw`(?<![\w.])\.env(?![\w.-]{0,30}(?:example|sample|template|dist|defaults?)\b)(?:\.[\w-]{1,20})?\b`,
-  String.raw`(?<=[\w-])\.(?:pem|p12|pfx|keystore|jks|tfvars|kdbx|tfstate)\b`,
+  String.raw`\.(?<![\w.]\.)env(?![\w.-]{0,30}(?:example|sample|template|dist|defaults?)\b)(?:\.[\w-]{1,20})?\b`,
+  String.raw`\.(?<=[\w-]\.)(?:pem|p12|pfx|keystore|jks|tfvars|kdbx|tfstate)\b`,
   String.raw`\.(?:bash|zsh)_history\b|\bkeychain\b|\bwallet\.dat\b`,
   String.raw`\bprintenv\b|\benv\s{0,2}\||\bget-childitem\s{1,3}env:|\bos\.environ\b(?!\s{0,2}[\[.(])|\bprocess\.env\b(?!\s{0,2}[\[.])`,
   String.raw`\bos\.environ(?:\.get)?\s{0,2}[\[(]\s{0,2}['"]\w{0,40}(?:token|secret|key|password|passwd|pass|credentials?|pat)\w{0,20}['"]`,
@@ -171,9 +173,9 @@ const SECRET = alt(SECRET_CMD, SECRET_PROSE);
 const SINK = alt(
   String.raw`\bhttps?:\/\/[^\s"'<>)\]]{1,200}`,
   String.raw`\b(?:s3|gs|ftp|sftp|scp):\/\/[^\s"'<>)\]]{1,200}`,
-  String.raw`(?<=[\w.+-])@[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63}){0,4}\.[a-z]{2,12}\b`,
+  String.raw`@(?<=[\w.+-]@)[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63}){0,4}\.[a-z]{2,12}\b`,
   String.raw`\b\d{1,3}(?:\.\d{1,3}){3}\b`,
-  String.raw`(?<=[a-z0-9-])\.(?:com|net|org|io|dev|app|co|xyz|sh|me|site|link|cloud|ru|cn|tk)\/[^\s"'<>)]{0,100}`,
+  String.raw`\.(?<=[a-z0-9-]\.)(?:com|net|org|io|dev|app|co|xyz|sh|me|site|link|cloud|ru|cn|tk)\/[^\s"'<>)]{0,100}`,
   String.raw`\bwebhooks?\b|\bpastebin\b|\bpaste${_}(?:site|service|bin)\b|\bgists?\b|\brequestbin\b|\bngrok\b|\btransfer\.sh\b`,
   String.raw`\b(?:issues?|tickets?|jira|pr|prs|pull${_}requests?|commit${_}(?:messages?|body|bodies)|pr${_}(?:body|description))\b`,
   String.raw`\b(?:slack|discord|telegram|teams)\b|\b(?:in|into|to)${_}(?:the${_})?chat\b|\bpublic${_}(?:repo|repository|channel|gist)\b`,

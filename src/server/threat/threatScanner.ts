@@ -17,9 +17,10 @@
  * Pure module: no `vscode`, no language-server imports (the CLI and other editors use it directly).
  */
 import { createHash, hash as nodeHash } from 'node:crypto';
-import { findDecodedRuns } from './decoders';
+import { findDecodedRuns, type Encoding } from './decoders';
 import { findBidiRuns, findHiddenContainers, findTagRuns, findZeroWidthInWords, type HiddenRun } from './hidden';
 import { KeywordAutomaton, type TextFeatures } from './keywords';
+import { and as andF, atomsOf, necessaryLiterals, or as orF, type Formula } from './literals';
 import { normalizeForMatching, toOriginalSpan, type NormalizedText } from './normalize';
 import { RULES, RULESET_VERSION, ruleMeta, VOCAB, type NearClause, type PatternRule, type RuleMeta, type ThreatCategory, type ThreatSeverity } from './rules';
 
@@ -54,28 +55,107 @@ export interface ScanOptions {
 
 const PATTERN_RULES: readonly PatternRule[] = RULES.filter((r): r is PatternRule => r.kind === 'pattern');
 
+/**
+ * The prefilter of a rule is a formula over keyword GROUPS (a group holds when one of its keywords occurred):
+ * the rule's hand-written `triggers` and `requires` groups, AND the condition derived from its own regexes
+ * (literals.ts: the anchor pattern, AND for each near entry one of its clauses). Every part is a necessary
+ * condition for a finding, so skipping a rule whose formula is false never changes the result.
+ */
 interface CompiledRule {
   readonly rule: PatternRule;
-  readonly triggerIds: Int32Array;
-  readonly requireIds: readonly Int32Array[];
+  /** Group of the rule's triggers. */
+  readonly triggerGroup: number;
+  /** Hand-written `requires` groups and the derived condition, on group flags. */
+  readonly need: (groupHit: Uint8Array) => boolean;
 }
+
+/** What a rule's regexes need: the anchor pattern, and for each near entry one of its clauses. */
+function ruleFormula(rule: PatternRule): Formula {
+  return andF([
+    necessaryLiterals(rule.pattern),
+    ...(rule.near ?? []).map((entry) => orF((Array.isArray(entry) ? (entry as readonly NearClause[]) : [entry as NearClause]).map((c) => necessaryLiterals(c.pattern)))),
+  ]);
+}
+
+const atomF = (key: string): Formula => ({ op: 'atom', key });
+const FORMULAS: readonly Formula[] = PATTERN_RULES.map((rule) =>
+  andF([...(rule.requires ?? []).map((g) => orF(g.map(atomF))), ruleFormula(rule)]),
+);
 
 const automaton: KeywordAutomaton = (() => {
   const stems = new Set<string>();
-  for (const r of PATTERN_RULES) for (const t of [...r.triggers, ...(r.requires ?? []).flat()]) stems.add(t);
+  for (const r of PATTERN_RULES) for (const t of r.triggers) stems.add(t);
+  for (const f of FORMULAS) atomsOf(f, stems);
   return new KeywordAutomaton([...stems]);
 })();
 const stemId = new Map(automaton.keywords.map((k, i) => [k, i]));
-const COMPILED: readonly CompiledRule[] = PATTERN_RULES.map((rule) => ({
+
+/** Keyword groups: an OR of keywords, by its sorted id list. */
+const groupIndex = new Map<string, number>();
+const groupsOfKeyword: number[][] = automaton.keywords.map(() => []);
+function group(keys: readonly string[]): number {
+  const ids = [...new Set(keys.map((k) => stemId.get(k)!))].sort((a, b) => a - b);
+  const name = ids.join(',');
+  let g = groupIndex.get(name);
+  if (g === undefined) {
+    g = groupIndex.size;
+    groupIndex.set(name, g);
+    for (const id of ids) groupsOfKeyword[id]!.push(g);
+  }
+  return g;
+}
+
+function compileFormula(f: Formula): (groupHit: Uint8Array) => boolean {
+  switch (f.op) {
+    case 'true':
+      return () => true;
+    case 'atom': {
+      const g = group([f.key]);
+      return (hit) => hit[g] === 1;
+    }
+    case 'and': {
+      const kids = f.kids.map(compileFormula);
+      return (hit) => {
+        for (const k of kids) if (!k(hit)) return false;
+        return true;
+      };
+    }
+    case 'or': {
+      // ORs of keywords are one group; other kids are evaluated in turn
+      const atoms = f.kids.filter((k): k is { op: 'atom'; key: string } => k.op === 'atom');
+      const g = atoms.length ? group(atoms.map((a) => a.key)) : -1;
+      const rest = f.kids.filter((k) => k.op !== 'atom').map(compileFormula);
+      return (hit) => {
+        if (g >= 0 && hit[g] === 1) return true;
+        for (const k of rest) if (k(hit)) return true;
+        return false;
+      };
+    }
+  }
+}
+
+const COMPILED: readonly CompiledRule[] = PATTERN_RULES.map((rule, i) => ({
   rule,
-  triggerIds: Int32Array.from(rule.triggers.map((t) => stemId.get(t)!)),
-  requireIds: (rule.requires ?? []).map((g) => Int32Array.from(g.map((t) => stemId.get(t)!))),
+  triggerGroup: group(rule.triggers),
+  need: compileFormula(FORMULAS[i]!),
 }));
 
-const anySeen = (ids: Int32Array, seen: Uint8Array): boolean => {
-  for (let i = 0; i < ids.length; i++) if (seen[ids[i]!] === 1) return true;
-  return false;
-};
+/** Keyword id → the groups holding it, flattened: `GROUPS_OF[GROUPS_AT[id] .. GROUPS_AT[id + 1])`. */
+const GROUPS_AT = new Int32Array(automaton.keywords.length + 1);
+const GROUPS_OF: Int32Array = (() => {
+  const flat: number[] = [];
+  groupsOfKeyword.forEach((gs, id) => {
+    GROUPS_AT[id] = flat.length;
+    flat.push(...gs);
+  });
+  GROUPS_AT[automaton.keywords.length] = flat.length;
+  return Int32Array.from(flat);
+})();
+/** Group flags of the current scan. */
+const GROUP_HIT = new Uint8Array(groupIndex.size);
+
+/** Keyword hits of the current scan (cleared before the scan recurses into decoded text). */
+const SEEN = new Uint8Array(automaton.keywords.length);
 
 // ---------------------------------------------------------------------------------------------------------
 // Pattern rules.
@@ -189,10 +269,38 @@ interface RawFinding {
   uncovered?: string;
 }
 
+/**
+ * False when some near entry has no match anywhere in the text, so no anchor can be confirmed. Checked before
+ * the anchor pattern: the near patterns are cheaper (and memoised for nearMatch anyway).
+ */
+function nearPossible(rule: PatternRule, memo: MatchMemo): boolean {
+  for (const entry of rule.near ?? []) {
+    let any = false;
+    for (const clause of isClauseList(entry) ? entry : [entry]) {
+      if (memo.get(clause.pattern).length > 0) {
+        any = true;
+        break;
+      }
+    }
+    if (!any) return false;
+  }
+  return true;
+}
+
 function runPatternRules(view: string, seen: Uint8Array | null, out: RawFinding[]): void {
-  const memo = new MatchMemo(view);
-  for (const { rule, triggerIds, requireIds } of COMPILED) {
-    if (seen && (!anySeen(triggerIds, seen) || !requireIds.every((g) => anySeen(g, seen)))) continue;
+  if (seen) {
+    GROUP_HIT.fill(0);
+    const hits = automaton.hits;
+    for (let k = 0, n = automaton.hitCount; k < n; k++) {
+      const id = hits[k]!;
+      for (let j = GROUPS_AT[id]!, e = GROUPS_AT[id + 1]!; j < e; j++) GROUP_HIT[GROUPS_OF[j]!] = 1;
+    }
+  }
+  let memo: MatchMemo | null = null;
+  for (const { rule, triggerGroup, need } of COMPILED) {
+    if (seen && (GROUP_HIT[triggerGroup] === 0 || !need(GROUP_HIT))) continue;
+    memo ??= new MatchMemo(view);
+    if (!nearPossible(rule, memo)) continue;
     const anchors = memo.get(rule.pattern);
     if (anchors.length === 0) continue;
     const excluded = rule.exclude ? memo.get(rule.exclude) : [];
@@ -244,18 +352,29 @@ interface ScanState {
 /** Scans `text` and returns findings with offsets into `text`. */
 function scanInternal(text: string, depth: number, state: ScanState, prefilter: boolean): RawFinding[] {
   const out: RawFinding[] = [];
-  const view: NormalizedText = normalizeForMatching(text);
-  const v = view.text;
-
-  // 1. pattern rules on the view (prefiltered)
+  let view: NormalizedText;
   let seen: Uint8Array | null = null;
   let features: TextFeatures | null = null;
   if (prefilter) {
-    seen = new Uint8Array(automaton.keywords.length);
-    features = automaton.scan(v, seen);
-  }
+    // keyword pass over the text first: ASCII text (the common case) is its own view, no normalisation pass
+    seen = SEEN;
+    automaton.reset(seen);
+    features = automaton.scan(text, seen);
+    view = features.hasNonAscii ? normalizeForMatching(text) : { text, map: null };
+    if (view.text !== text) {
+      automaton.reset(seen);
+      features = automaton.scan(view.text, seen);
+    }
+  } else view = normalizeForMatching(text);
+  const v = view.text;
+
+  // 1. pattern rules on the view (prefiltered)
   const viewFindings: RawFinding[] = [];
-  runPatternRules(v, seen, viewFindings);
+  try {
+    runPatternRules(v, seen, viewFindings);
+  } finally {
+    if (seen) automaton.reset(seen);
+  }
 
   // 2. hidden HTML containers carrying a directive
   for (const c of findHiddenContainers(v)) {
@@ -273,9 +392,13 @@ function scanInternal(text: string, depth: number, state: ScanState, prefilter: 
 
   // 3. encoded runs: decode, scan what they say
   let readableBlob = false;
-  const mayHoldEncoded = !features || features.maxBase64Run >= 20 || features.maxHexRun >= 23 || features.hasEscape;
+  const mayHoldEncoded = !features || features.hasBase64Run || features.hasHexRun || features.hasEscape;
   if (mayHoldEncoded && depth < MAX_DEPTH && state.budget > 0) {
-    for (const run of findDecodedRuns(v)) {
+    // each decoder needs its characters: skip the ones the prefilter pass ruled out
+    const encodings: Encoding[] | undefined = features
+      ? [...(features.hasEscape ? (['escape', 'percent'] as const) : []), ...(features.hasHexRun ? (['hex'] as const) : []), ...(features.hasBase64Run ? (['base64'] as const) : [])]
+      : undefined;
+    for (const run of findDecodedRuns(v, undefined, encodings)) {
       if (state.budget <= 0) break;
       const decoded = run.decoded.slice(0, state.budget);
       state.budget -= decoded.length;
@@ -302,7 +425,8 @@ function scanInternal(text: string, depth: number, state: ScanState, prefilter: 
   }
 
   // 4. hidden characters, on the original text
-  if (view.map !== null || /[\u0080-\uffff]/.test(text)) {
+  // (when the view is the text itself, the keyword pass saw whether it has non-ASCII characters)
+  if (view.map !== null || (features ? features.hasNonAscii : /[\u0080-\uffff]/.test(text))) {
     const hidden = (id: string, runs: HiddenRun[]): void => {
       for (const r of runs) {
         const f: RawFinding = { meta: ruleMeta(id), start: r.start, end: r.end };
@@ -339,6 +463,7 @@ const excerpt = (s: string): string => {
 
 /** Sorts by position and merges overlapping findings of the same rule. */
 function finish(raw: RawFinding[]): ThreatFinding[] {
+  if (raw.length === 0) return [];
   raw.sort((a, b) => a.start - b.start || a.end - b.end || (a.meta.id < b.meta.id ? -1 : 1));
   const out: ThreatFinding[] = [];
   const lastByRule = new Map<string, number>();
@@ -410,14 +535,28 @@ export interface ThreatScannerOptions {
   readonly maxEntries?: number;
 }
 
+/** Texts up to this length are cache-keyed by the text itself; longer ones by their content hash. */
+const TEXT_KEY_MAX = 4096;
+
+interface CacheEntry {
+  readonly version: string;
+  readonly findings: readonly ThreatFinding[];
+  /** sha256 of the text, once known (passed by a caller or computed for a judgement). */
+  hash?: string;
+}
+
 /**
- * Scanner with a verdict cache keyed by (content hash, ruleset version). Scanning on every read is then
- * cheap: an unchanged entry costs a map lookup. Pass the content hash when the caller already has it (the
- * store does: it is part of the entry's revision); otherwise it is computed with {@link hashContent}.
+ * Scanner with a verdict cache keyed by (content, ruleset version). Scanning on every read is then cheap: an
+ * unchanged entry costs a map lookup. Texts up to 4 KiB are keyed by the string itself (V8 hashes a string
+ * once and compares on a hit, far cheaper than sha256), longer texts by their content hash: pass it when the
+ * caller already has it (the store does: it is the entry's revision), otherwise it is computed with
+ * {@link hashContent}. A judgement's `contentHash` is {@link hashContent}(text): when the caller did not pass it,
+ * it is computed once per cached entry (so re-judging unchanged text never hashes it again); `scan` never needs it.
  */
 export class ThreatScanner {
   readonly rulesetVersion: string = RULESET_VERSION;
-  private readonly cache = new Map<string, { readonly version: string; readonly findings: readonly ThreatFinding[] }>();
+  private readonly byText = new Map<string, CacheEntry>();
+  private readonly byHash = new Map<string, CacheEntry>();
   private readonly maxEntries: number;
   private hitCount = 0;
   private missCount = 0;
@@ -428,7 +567,7 @@ export class ThreatScanner {
 
   /** Findings for `text` (cached). `contentHash` must be {@link hashContent}(text) when given. */
   scan(text: string, contentHash?: string): readonly ThreatFinding[] {
-    return this.lookup(text, contentHash ?? hashContent(text));
+    return this.lookup(text, contentHash).findings;
   }
 
   /**
@@ -436,35 +575,42 @@ export class ThreatScanner {
    * threat; it only matters when there are findings.
    */
   judge(text: string, reviewed = false, contentHash?: string): ThreatJudgement {
-    const hash = contentHash ?? hashContent(text);
-    const findings = this.lookup(text, hash);
+    const entry = this.lookup(text, contentHash);
+    const findings = entry.findings;
     const isReviewed = reviewed && findings.length > 0;
+    const hash = contentHash ?? (entry.hash ??= hashContent(text));
     return { contentHash: hash, rulesetVersion: this.rulesetVersion, findings, reviewed: isReviewed, flagged: findings.length > 0 && !isReviewed };
   }
 
   /** Drops every cached verdict. */
   clear(): void {
-    this.cache.clear();
+    this.byText.clear();
+    this.byHash.clear();
   }
 
   get stats(): { size: number; hits: number; misses: number } {
-    return { size: this.cache.size, hits: this.hitCount, misses: this.missCount };
+    return { size: this.byText.size + this.byHash.size, hits: this.hitCount, misses: this.missCount };
   }
 
-  private lookup(text: string, hash: string): readonly ThreatFinding[] {
-    const hit = this.cache.get(hash);
+  private lookup(text: string, contentHash: string | undefined): CacheEntry {
+    const byText = text.length <= TEXT_KEY_MAX;
+    const map = byText ? this.byText : this.byHash;
+    const key = byText ? text : (contentHash ?? hashContent(text));
+    const hit = map.get(key);
     if (hit !== undefined && hit.version === this.rulesetVersion) {
       this.hitCount++;
-      return hit.findings;
+      if (contentHash !== undefined) hit.hash ??= contentHash;
+      return hit;
     }
     this.missCount++;
-    const findings = Object.freeze(scanText(text));
-    if (this.cache.size >= this.maxEntries) {
-      const oldest = this.cache.keys().next();
-      if (!oldest.done) this.cache.delete(oldest.value);
+    const entry: CacheEntry = { version: this.rulesetVersion, findings: Object.freeze(scanText(text)), hash: byText ? contentHash : key };
+    if (this.byText.size + this.byHash.size >= this.maxEntries) {
+      const from = map.size > 0 ? map : byText ? this.byHash : this.byText;
+      const oldest = from.keys().next();
+      if (!oldest.done) from.delete(oldest.value);
     }
-    this.cache.set(hash, { version: this.rulesetVersion, findings });
-    return findings;
+    map.set(key, entry);
+    return entry;
   }
 }
 
