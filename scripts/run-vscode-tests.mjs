@@ -46,6 +46,8 @@ if (!existsSync(testsIndex)) {
 const phases = ['1'];
 if (listFiles(testsDir, '.restart.test.js').length > 0) phases.push('2');
 else log('no *.restart.test.js: phase 2 (restart) skipped');
+// Phase "memory": SESSION_KNOWLEDGE_MEMORY_ENABLE set (phases 1 and 2 run with it unset: memory absent).
+if (listFiles(testsDir, '.memory.test.js').length > 0) phases.push('memory');
 
 // One workspace and one user-data-dir for both phases.
 const scratch = tempDir('sk-integration-');
@@ -60,6 +62,7 @@ log(`extensions under development: ${[extensionPath, ...fixtureExtensions].join(
 // SK_TEST_HOOKS=1: the extension exposes its test hooks (api.__test) to the integration tests.
 const phaseEnv = (phase) => ({
   SK_TEST_PHASE: phase,
+  SESSION_KNOWLEDGE_MEMORY_ENABLE: phase === 'memory' ? '1' : '',
   SK_TEST_HOOKS: '1',
   ...(opts.grep ? { SK_TEST_GREP: opts.grep, SK_TEST_ALLOW_EMPTY: '1' } : {}),
 });

@@ -288,7 +288,7 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
   };
   if (memory) api.memory = memoryApi(lc, memory);
   // Tests drive the participant and the scheduler directly (the web workbench has no chat view). Never set in production.
-  if (process.env.SK_TEST_HOOKS === '1') api.__test = { chatHandler, scheduler, activeSession: () => activeSession };
+  if (process.env.SK_TEST_HOOKS === '1') api.__test = { chatHandler, scheduler, activeSession: () => activeSession, request: (method: string, params?: unknown) => lc.sendRequest(method, params) };
   return api;
 }
 

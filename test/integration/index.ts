@@ -17,12 +17,19 @@ import { format } from 'node:util';
 // to the launcher without formatting them, so format here.
 Mocha.reporters.Base.consoleLog = (...args: unknown[]) => console.log(format(...args));
 
+/** Phase 1: `*.test.js`; phase 2 (after a restart): `*.restart.test.js`; phase memory (flag set): `*.memory.test.js`. */
+function matchesPhase(name: string, phase: string): boolean {
+  if (phase === '2') return name.endsWith('.restart.test.js');
+  if (phase === 'memory') return name.endsWith('.memory.test.js');
+  return name.endsWith('.test.js') && !name.endsWith('.restart.test.js') && !name.endsWith('.memory.test.js');
+}
+
 function findTests(dir: string, phase: string): string[] {
   const out: string[] = [];
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     const p = path.join(dir, entry.name);
     if (entry.isDirectory()) out.push(...findTests(p, phase));
-    else if (phase === '2' ? entry.name.endsWith('.restart.test.js') : entry.name.endsWith('.test.js') && !entry.name.endsWith('.restart.test.js')) out.push(p);
+    else if (matchesPhase(entry.name, phase)) out.push(p);
   }
   return out.sort();
 }
@@ -47,7 +54,7 @@ export async function run(): Promise<void> {
       reject(e instanceof Error ? e : new Error(String(e))); // e.g. a test file that throws while loading
     }
   });
-  const result = { phase: Number(phase), passes: stats.passes, failures: stats.failures, pending: stats.pending };
+  const result = { phase, passes: stats.passes, failures: stats.failures, pending: stats.pending };
   console.log(`SK_MOCHA_RESULT ${JSON.stringify(result)}`);
   if (stats.failures > 0) throw new Error(`${stats.failures} integration test(s) failed in phase ${phase}`);
   if (stats.passes + stats.failures === 0 && process.env.SK_TEST_ALLOW_EMPTY !== '1') {
