@@ -2,6 +2,7 @@
 import { runStoreBench } from './store';
 import { runDeliveryBench } from './delivery';
 import { runThreatBench } from './threat';
+import { runMemoryBench } from './memory';
 
 async function main(): Promise<void> {
   console.log(`Session Knowledge benchmarks — node ${process.version}, ${new Date().toISOString()}`);
@@ -9,6 +10,7 @@ async function main(): Promise<void> {
   await runStoreBench();
   await runDeliveryBench();
   await runThreatBench();
+  await runMemoryBench();
 }
 
 void main();
