@@ -35,6 +35,7 @@ import { Scheduler, readSchedules, showScheduledResults } from './scheduler';
 import { KnowledgeMeter } from './meter';
 import { MemoryController, memoryFlagSet } from './memory/memoryController';
 import { registerMemoryTools } from './memory/memoryTools';
+import { registerMemoryCommands } from './memory/memoryCommands';
 import { memoryApi } from './memory/memoryApi';
 
 let client: LanguageClient | undefined;
@@ -246,6 +247,7 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
     );
     await m.push();
     registerMemoryTools(context, { client: lc, activeSession: () => activeSession });
+    registerMemoryCommands(context, lc);
   }
 
   const api: SessionKnowledgeApi & { __test?: unknown } = {

@@ -1,0 +1,107 @@
+/** Memory commands (registered only when the flag is set): export, import, consolidate, forget a scope. */
+import * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import {
+  MemoryConsolidateRequest,
+  MemoryExportRequest,
+  MemoryForgetScopeRequest,
+  MemoryImportRequest,
+  MemoryListRequest,
+} from '../../shared/memoryProtocol';
+import { MEMORY_TITLE_MAX, type MemoryScope } from '../../shared/memorySchemas';
+
+const SCOPES: { label: string; scope: MemoryScope; detail: string }[] = [
+  { label: 'Project', scope: 'project', detail: '.knowledge/memory.jsonl — shared with your team through git' },
+  { label: 'Personal', scope: 'personal', detail: 'your own, in every workspace' },
+  { label: 'Session', scope: 'session', detail: 'tied to chat sessions' },
+];
+
+async function pickScope(title: string, allowSession = true): Promise<MemoryScope | undefined> {
+  return (await vscode.window.showQuickPick(SCOPES.filter((s) => allowSession || s.scope !== 'session'), { title }))?.scope;
+}
+
+function failed(what: string, err: unknown): void {
+  void vscode.window.showErrorMessage(`${what}: ${(err as Error)?.message ?? String(err)}`);
+}
+
+export function registerMemoryCommands(context: vscode.ExtensionContext, client: LanguageClient): void {
+  context.subscriptions.push(
+    vscode.commands.registerCommand('sessionKnowledge.memory.export', async () => {
+      const scope = await pickScope('Export which memory?');
+      if (!scope) return;
+      const format = (await vscode.window.showQuickPick([
+        { label: 'JSON', format: 'json' as const, detail: 'every entry of the scope, with provenance (for backup or import)' },
+        { label: 'Markdown', format: 'markdown' as const, detail: 'an AGENTS.md / CLAUDE.md style list of what every session may see' },
+      ], { title: 'Export format' }))?.format;
+      if (!format) return;
+      const target = await vscode.window.showSaveDialog({
+        title: 'Export memory',
+        defaultUri: vscode.Uri.joinPath(vscode.workspace.workspaceFolders?.[0]?.uri ?? context.globalStorageUri, `memory-${scope}.${format === 'json' ? 'json' : 'md'}`),
+      });
+      if (!target) return;
+      try {
+        const text = await client.sendRequest(MemoryExportRequest.type, { scope, format });
+        await vscode.workspace.fs.writeFile(target, Buffer.from(text, 'utf8'));
+        vscode.window.setStatusBarMessage(`$(check) Exported ${scope} memory to ${vscode.workspace.asRelativePath(target)}`, 5000);
+      } catch (err) {
+        failed('Export failed', err);
+      }
+    }),
+    vscode.commands.registerCommand('sessionKnowledge.memory.import', async () => {
+      const files = await vscode.window.showOpenDialog({ title: 'Import memory', canSelectMany: false, filters: { 'Memory export': ['json', 'md', 'markdown'] } });
+      const file = files?.[0];
+      if (!file) return;
+      const scope = await pickScope('Import into which memory?', false);
+      if (!scope) return;
+      try {
+        const text = Buffer.from(await vscode.workspace.fs.readFile(file)).toString('utf8');
+        const format = /\.json$/i.test(file.path) ? 'json' : 'markdown';
+        const result = await client.sendRequest(MemoryImportRequest.type, { scope, format, text });
+        void vscode.window.showInformationMessage(
+          `Imported ${result.imported} entr${result.imported === 1 ? 'y' : 'ies'} as pending${result.flagged ? `; ${result.flagged} read as instructions and are withheld until reviewed` : ''}${result.skipped.length ? `; skipped ${result.skipped.length}` : ''}. Approve them in the Knowledge Panel.`,
+        );
+      } catch (err) {
+        failed('Import failed', err);
+      }
+    }),
+    vscode.commands.registerCommand('sessionKnowledge.memory.consolidate', async () => {
+      const scope = await pickScope('Consolidate entries of which memory?');
+      if (!scope) return;
+      try {
+        const { entries } = await client.sendRequest(MemoryListRequest.type, { scope, limit: 500 });
+        const candidates = entries.filter((e) => !e.supersededBy && !e.consolidatedInto);
+        const picked = await vscode.window.showQuickPick(
+          candidates.map((e) => ({ label: e.title, description: `${e.type} · ${e.trust.state}${e.flagged ? ' · flagged' : ''}`, detail: e.body.slice(0, 200), entry: e })),
+          { title: 'Pick the entries to merge into one', canPickMany: true, matchOnDetail: true },
+        );
+        if (!picked || picked.length < 2) {
+          if (picked) void vscode.window.showInformationMessage('Pick at least two entries to consolidate.');
+          return;
+        }
+        const title = await vscode.window.showInputBox({
+          title: 'Title of the consolidated entry',
+          value: picked[0]!.entry.title,
+          validateInput: (v) => (!v.trim() ? 'A title is required' : v.length > MEMORY_TITLE_MAX ? `At most ${MEMORY_TITLE_MAX} characters` : undefined),
+        });
+        if (!title) return;
+        const body = picked.map((p) => p.entry.body).filter(Boolean).join('\n').slice(0, 2000);
+        const merged = await client.sendRequest(MemoryConsolidateRequest.type, { ids: picked.map((p) => p.entry.id), title: title.trim(), body });
+        vscode.window.setStatusBarMessage(`$(check) Consolidated ${picked.length} entries into "${merged.title}"`, 5000);
+      } catch (err) {
+        failed('Consolidation failed', err);
+      }
+    }),
+    vscode.commands.registerCommand('sessionKnowledge.memory.forgetScope', async () => {
+      const scope = await pickScope('Forget everything in which memory?');
+      if (!scope) return;
+      const ok = await vscode.window.showWarningMessage(`Forget every ${scope} memory entry? A delete is final.`, { modal: true }, 'Forget Everything');
+      if (ok !== 'Forget Everything') return;
+      try {
+        const { deleted } = await client.sendRequest(MemoryForgetScopeRequest.type, { scope });
+        void vscode.window.showInformationMessage(`Forgot ${deleted} ${scope} memory entr${deleted === 1 ? 'y' : 'ies'}.`);
+      } catch (err) {
+        failed('Not forgotten', err);
+      }
+    }),
+  );
+}
