@@ -32,7 +32,7 @@ export async function runDispatched(
   const sessionKey = options.sessionKey ?? (await client.sendRequest(CreateSessionRequest.type, { pins: options.pins ?? [], label: options.label, origin: options.origin })).key;
   const model = options.model ?? (await pickModel());
   if (!model) return { sessionKey, answer: '', blockSent: false, error: 'No language model is available.' };
-  const pending = await resolveBlockSafely(client, sessionKey, log);
+  const pending = await resolveBlockSafely(client, sessionKey, log, model);
   const block = pending?.text ?? '';
   const outcome = await sendAndRecord(client, model, [userMessageWithBlock(block, options.prompt)], token, block && pending ? { sessionKey, signature: pending.signature } : undefined, log);
   return {

@@ -31,11 +31,19 @@ export async function resolveBlockSafely(
   client: LanguageClient,
   sessionKey: string | undefined,
   log: vscode.LogOutputChannel,
-  resolve: (key: string) => Promise<PendingBlock> = (key) => client.sendRequest(ResolvePendingRequest.type, { key, budgetTokens: blockBudget() }),
+  model?: vscode.LanguageModelChat,
 ): Promise<PendingBlock | undefined> {
   if (!sessionKey) return undefined;
+  const resolve = (budgetTokens: number) => client.sendRequest(ResolvePendingRequest.type, { key: sessionKey, budgetTokens });
   try {
-    return await withTimeout(resolve(sessionKey), RESOLVE_TIMEOUT_MS);
+    const budget = blockBudget();
+    const block = await withTimeout(resolve(budget), RESOLVE_TIMEOUT_MS);
+    if (!model || !block.text) return block;
+    // The server estimates tokens; the model's own count decides. Over budget: compile again, scaled down.
+    const actual = await withTimeout(Promise.resolve(model.countTokens(block.text)), RESOLVE_TIMEOUT_MS);
+    if (actual <= budget) return block;
+    log.info(`The block is ${actual} tokens by ${model.id}'s count (budget ${budget}); compiling it smaller.`);
+    return await withTimeout(resolve(Math.max(200, Math.floor((budget * budget) / actual))), RESOLVE_TIMEOUT_MS);
   } catch (err) {
     log.warn(`No knowledge block this time for ${sessionKey}: ${(err as Error)?.message ?? String(err)}`);
     return undefined;

@@ -230,7 +230,7 @@ export function createChatHandler(deps: ParticipantDeps): Handler {
       messages = [compactionMessage(compaction.data), ...turns.slice(compaction.data.coveredTurns).flatMap(turnMessages), vscode.LanguageModelChatMessage.User(request.prompt)];
       if (compaction.data.block && key) pending = { sessionKey: key, signature: compaction.signature };
     } else {
-      sentBlock = await resolveBlockSafely(client, key, log);
+      sentBlock = await resolveBlockSafely(client, key, log, model);
       const block = sentBlock?.text ?? '';
       messages = [...conversation, userMessageWithBlock(block, request.prompt)];
       if (block && key && sentBlock) {
