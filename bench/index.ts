@@ -3,6 +3,7 @@ import { runStoreBench } from './store';
 import { runDeliveryBench } from './delivery';
 import { runThreatBench } from './threat';
 import { runMemoryBench } from './memory';
+import { runPanelBench } from './panel';
 
 async function main(): Promise<void> {
   console.log(`Session Knowledge benchmarks — node ${process.version}, ${new Date().toISOString()}`);
@@ -11,6 +12,7 @@ async function main(): Promise<void> {
   await runDeliveryBench();
   await runThreatBench();
   await runMemoryBench();
+  await runPanelBench();
 }
 
 void main();

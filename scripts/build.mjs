@@ -1,7 +1,7 @@
 // One esbuild script for every bundle: the extension host, the language server, the CLI, and the
 // integration tests that run inside a real VS Code extension host. Type-checking is `npm run typecheck`.
 import * as esbuild from 'esbuild';
-import { readdirSync, statSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, statSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
@@ -37,7 +37,15 @@ const builds = [
   { ...common, entryPoints: { extension: 'src/extension/extension.ts' }, outdir: 'dist', external: ['vscode'] },
   { ...common, entryPoints: { server: 'src/server/main.ts' }, outdir: 'dist' },
   { ...common, entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
+  // The knowledge panel's webview (browser, one IIFE; loaded with the render's nonce). Its codicons font and
+  // stylesheet are copied beside it below.
+  { ...common, platform: 'browser', target: 'chrome120', format: 'iife', entryPoints: { panel: 'media/panel/main.ts' }, outdir: 'dist', tsconfig: 'media/panel/tsconfig.json' },
 ];
+/** Assets the panel's webview loads from dist/ (see .vscodeignore). */
+function copyPanelAssets() {
+  mkdirSync('dist', { recursive: true });
+  for (const f of ['codicon.css', 'codicon.ttf']) copyFileSync(join('node_modules/@vscode/codicons/dist', f), join('dist', f));
+}
 const integration = walk('test/integration').filter((f) => !f.endsWith('.d.ts'));
 if (integration.length > 0 && !production) {
   builds.push({
@@ -52,10 +60,12 @@ if (integration.length > 0 && !production) {
 
 if (!watch) rmSync('dist', { recursive: true, force: true });
 if (watch) {
+  copyPanelAssets();
   for (const b of builds) await (await esbuild.context(b)).watch();
   console.log('[build] watching');
 } else {
   await Promise.all(builds.map((b) => esbuild.build(b)));
+  copyPanelAssets();
   // The API's types ship as dist/api.d.ts (package.json "types"), from the one self-contained source file.
   const tsc = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', 'src/extension/api.ts', '--declaration', '--emitDeclarationOnly', '--skipLibCheck', '--target', 'ES2022', '--outDir', 'dist'], { stdio: 'inherit' });
   if (tsc.status !== 0) throw new Error('could not emit dist/api.d.ts');

@@ -36,6 +36,7 @@ import { KnowledgeMeter } from './meter';
 import { MemoryController, memoryFlagSet } from './memory/memoryController';
 import { registerMemoryTools } from './memory/memoryTools';
 import { registerMemoryCommands } from './memory/memoryCommands';
+import { registerKnowledgePanel } from './panel/knowledgePanel';
 import { memoryApi } from './memory/memoryApi';
 
 let client: LanguageClient | undefined;
@@ -246,6 +247,15 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
       vscode.commands.registerCommand('sessionKnowledge.memory.turnOff', () => m.setOn(false)),
     );
     await m.push();
+    // The Knowledge Panel exists only with the flag (its view's `when` clause reads the same context key).
+    const panelChanged = new vscode.EventEmitter<void>();
+    context.subscriptions.push(
+      panelChanged,
+      m.onDidChange(() => panelChanged.fire()),
+      lc.onNotification(ItemsChangedNotification.type, () => panelChanged.fire()),
+      lc.onNotification(StoreChangedNotification.type, () => panelChanged.fire()),
+      registerKnowledgePanel(context, { client: lc, log: output, memoryOn: () => m.isOn(), setMemoryOn: (on) => m.setOn(on), onDidChange: panelChanged.event }),
+    );
     registerMemoryTools(context, { client: lc, activeSession: () => activeSession });
     registerMemoryCommands(context, lc);
   }

@@ -1,0 +1,182 @@
+/**
+ * DOM builders of the knowledge panel. Stored text (titles, bodies, tags, note text, rule messages) is
+ * ALWAYS set with `textContent` or as a text node — never parsed as HTML — and the matched span of a
+ * finding is wrapped in a `<mark>` created with `document.createElement`. The bench renders a memory page
+ * with these same functions (`renderMemoryRows`).
+ */
+import '@vscode-elements/elements/dist/vscode-button/index.js';
+import '@vscode-elements/elements/dist/vscode-badge/index.js';
+import '@vscode-elements/elements/dist/vscode-checkbox/index.js';
+import '@vscode-elements/elements/dist/vscode-icon/index.js';
+import '@vscode-elements/elements/dist/vscode-textfield/index.js';
+import '@vscode-elements/elements/dist/vscode-textarea/index.js';
+import '@vscode-elements/elements/dist/vscode-single-select/index.js';
+import '@vscode-elements/elements/dist/vscode-option/index.js';
+import type { ForgetPreview, MemoryEntryRow, SpanView } from '../../src/shared/panelProtocol';
+
+type Attrs = Record<string, string | boolean | number | undefined>;
+
+/** Creates an element. `text` becomes a text node; there is no way to pass markup. */
+export function h<K extends string>(tag: K, attrs: Attrs = {}, ...children: (Node | string | null | undefined | false)[]): HTMLElement {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === false) continue;
+    el.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children) {
+    if (c === null || c === undefined || c === false) continue;
+    el.append(typeof c === 'string' ? document.createTextNode(c) : c);
+  }
+  return el;
+}
+
+/** A vscode-button with an icon and an accessible name (the visible text, or `label` when icon-only). */
+export function button(text: string, opts: { icon?: string; label?: string; secondary?: boolean; action?: string; disabled?: boolean } = {}): HTMLElement {
+  return h('vscode-button', {
+    icon: opts.icon,
+    secondary: opts.secondary,
+    'aria-label': opts.label ?? text,
+    title: opts.label ?? text,
+    'data-action': opts.action,
+    disabled: opts.disabled,
+  }, text);
+}
+
+export function icon(name: string, label?: string): HTMLElement {
+  return h('vscode-icon', { name, ...(label ? { label, 'aria-label': label } : { 'aria-hidden': 'true' }) });
+}
+
+export function badge(text: string, kind: string): HTMLElement {
+  return h('span', { class: `tag tag-${kind}` }, text);
+}
+
+/** `excerpt before <mark>match</mark> after`, built from text nodes. */
+export function highlighted(span: Pick<SpanView, 'text' | 'start' | 'end'>): HTMLElement {
+  const start = Math.max(0, Math.min(span.start, span.text.length));
+  const end = Math.max(start, Math.min(span.end, span.text.length));
+  const quote = document.createElement('blockquote');
+  quote.className = 'span';
+  quote.append(document.createTextNode(span.text.slice(0, start)));
+  const mark = document.createElement('mark');
+  mark.textContent = span.text.slice(start, end);
+  quote.append(mark, document.createTextNode(span.text.slice(end)));
+  return quote;
+}
+
+/** The warning every flagged entry carries: the sentence, each rule that matched, the highlighted span. */
+export function withheldWarning(warning: string, rules: string[], spans: SpanView[]): HTMLElement {
+  const box = h('div', { class: 'withheld', role: 'note' });
+  box.append(h('p', { class: 'withheld-title' }, icon('shield'), h('strong', {}, warning)));
+  const ruleIds = rules.length > 0 ? rules : [...new Set(spans.map((s) => s.ruleId))];
+  box.append(h('p', { class: 'rules' }, 'Rule: ', ...ruleIds.flatMap((r, i) => [i > 0 ? ', ' : '', h('code', { class: 'rule' }, r)])));
+  for (const s of spans) {
+    box.append(h('p', { class: 'rule-message muted' }, `${s.ruleId} (${s.category})${s.field ? ` in the ${s.field}` : ''}: ${s.message}`));
+    box.append(highlighted(s));
+  }
+  return box;
+}
+
+export interface RowUi {
+  warning: string;
+  selected: ReadonlySet<string>;
+  /** The inline part open on an entry (editor, flag-wrong reason, forget preview), by id. */
+  inline: ReadonlyMap<string, InlinePart>;
+}
+
+export type InlinePart =
+  | { kind: 'edit'; title: string; body: string; tags: string }
+  | { kind: 'flagWrong'; reason: string }
+  | { kind: 'forget'; preview: ForgetPreview | null; error?: string };
+
+const when = (iso: string) => {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
+};
+
+/** One memory entry. Actions carry `data-action` and the card `data-id`; main.ts delegates the clicks. */
+export function memoryRow(row: MemoryEntryRow, ui: RowUi, where: 'list' | 'flagged' = 'list'): HTMLElement {
+  const e = row.entry;
+  const card = h('article', { class: `entry${e.flagged ? ' flagged' : ''}`, 'data-id': e.id, 'data-revision': e.revision, 'data-where': where, 'aria-label': `Memory entry: ${e.title}` });
+  const head = h('div', { class: 'entry-head' });
+  if (where === 'list') {
+    head.append(h('vscode-checkbox', { 'data-action': 'select', checked: ui.selected.has(e.id), 'aria-label': `Select ${e.title} for consolidation`, title: 'Select for consolidation' }));
+  }
+  head.append(h('span', { class: 'entry-title' }, e.title));
+  if (row.badge) head.append(badge(row.badge, row.badge));
+  head.append(badge(e.type, 'type'), badge(e.scope, 'scope'), badge(e.trust.state, `trust-${e.trust.state}`));
+  if (e.status && e.status !== 'active') head.append(badge(e.status, 'status'));
+  if (e.flagged) head.append(badge('flagged', 'flagged'));
+  if (e.reviewed) head.append(badge('reviewed', 'reviewed'));
+  if (e.aged) head.append(badge('aged', 'aged'));
+  if (e.wrongFlags.length > 0) head.append(badge(`wrong ×${e.wrongFlags.length}`, 'wrong'));
+  card.append(head);
+  if (e.flagged) card.append(withheldWarning(ui.warning, [...new Set(e.findings.map((f) => f.ruleId))], row.spans));
+  if (e.body) card.append(h('p', { class: 'entry-body' }, e.body));
+  const meta = [`${e.provenance.sourceKind} · ${e.provenance.identity}`, `updated ${when(e.updatedAt)}`];
+  if (e.tags.length > 0) meta.push(`tags: ${e.tags.join(', ')}`);
+  if (e.supersededBy) meta.push(`superseded by ${e.supersededBy}`);
+  if (e.consolidatedInto) meta.push(`consolidated into ${e.consolidatedInto}`);
+  card.append(h('p', { class: 'entry-meta muted' }, meta.join(' — ')));
+  for (const w of e.wrongFlags.slice(-3)) card.append(h('p', { class: 'entry-meta muted' }, `Flagged wrong by ${w.by}: ${w.reason}`));
+
+  const actions = h('div', { class: 'actions', role: 'group', 'aria-label': `Actions on ${e.title}` });
+  actions.append(button('Edit', { icon: 'edit', secondary: true, action: 'mem-edit', label: `Edit ${e.title}` }));
+  if (e.trust.state !== 'approved') actions.append(button('Approve', { icon: 'check', action: 'mem-approve', label: `Approve ${e.title}` }));
+  if (e.flagged) actions.append(button('Mark reviewed', { icon: 'pass', secondary: true, action: 'mem-reviewed', label: `Mark ${e.title} reviewed — not a threat` }));
+  actions.append(button('Flag wrong', { icon: 'report', secondary: true, action: 'mem-flag', label: `Flag ${e.title} as wrong` }));
+  actions.append(button('Forget', { icon: 'trash', secondary: true, action: 'mem-forget', label: `Forget ${e.title}` }));
+  card.append(actions);
+
+  const part = ui.inline.get(e.id);
+  if (part) card.append(inlinePart(e.title, part));
+  return card;
+}
+
+function inlinePart(title: string, part: InlinePart): HTMLElement {
+  if (part.kind === 'edit') {
+    return h(
+      'div',
+      { class: 'inline', role: 'group', 'aria-label': `Edit ${title}` },
+      h('label', { class: 'field' }, 'Title', h('vscode-textfield', { 'data-field': 'title', value: part.title, maxlength: 80, 'aria-label': 'Title' })),
+      h('label', { class: 'field' }, 'Body', h('vscode-textarea', { 'data-field': 'body', value: part.body, rows: 4, 'aria-label': 'Body' })),
+      h('label', { class: 'field' }, 'Tags (comma-separated)', h('vscode-textfield', { 'data-field': 'tags', value: part.tags, 'aria-label': 'Tags' })),
+      h('div', { class: 'actions' }, button('Save', { icon: 'save', action: 'mem-edit-save', label: `Save ${title}` }), button('Cancel', { secondary: true, action: 'inline-cancel' })),
+    );
+  }
+  if (part.kind === 'flagWrong') {
+    return h(
+      'div',
+      { class: 'inline', role: 'group', 'aria-label': `Flag ${title} as wrong` },
+      h('label', { class: 'field' }, 'What is wrong?', h('vscode-textfield', { 'data-field': 'reason', value: part.reason, maxlength: 500, 'aria-label': 'Reason it is wrong' })),
+      h('div', { class: 'actions' }, button('Flag as wrong', { icon: 'report', action: 'mem-flag-save' }), button('Cancel', { secondary: true, action: 'inline-cancel' })),
+    );
+  }
+  const box = h('div', { class: 'inline confirm', role: 'alertdialog', 'aria-label': `Forget ${title}?` });
+  if (part.error) box.append(h('p', { class: 'error' }, part.error));
+  if (!part.preview) {
+    box.append(h('p', { class: 'muted' }, 'Working out what else forgetting deletes…'));
+  } else {
+    box.append(forgetPreview(part.preview));
+    box.append(h('div', { class: 'actions' }, button('Forget permanently', { icon: 'trash', action: 'mem-forget-confirm', label: `Confirm: forget ${title} permanently` }), button('Cancel', { secondary: true, action: 'inline-cancel' })));
+  }
+  return box;
+}
+
+export function forgetPreview(plan: ForgetPreview): HTMLElement {
+  const name = (id: string) => plan.titles[id] ?? id;
+  const box = h('div', { class: 'forget-preview' });
+  box.append(h('p', {}, `Deletes ${plan.deleted.length} ${plan.deleted.length === 1 ? 'entry' : 'entries'} permanently:`));
+  box.append(h('ul', {}, ...plan.deleted.map((id) => h('li', {}, name(id)))));
+  if (plan.restored.length > 0) {
+    box.append(h('p', {}, `Restores ${plan.restored.length} ${plan.restored.length === 1 ? 'entry' : 'entries'} it had superseded:`));
+    box.append(h('ul', {}, ...plan.restored.map((id) => h('li', {}, name(id)))));
+  }
+  return box;
+}
+
+/** Replaces `container`'s children with the rows of one memory page. */
+export function renderMemoryRows(container: HTMLElement, rows: MemoryEntryRow[], ui: RowUi, where: 'list' | 'flagged' = 'list'): void {
+  const frag = document.createDocumentFragment();
+  for (const row of rows) frag.append(memoryRow(row, ui, where));
+  container.replaceChildren(frag);
+}

@@ -1,0 +1,156 @@
+/**
+ * Builds what the panel shows from the language server: sessions with their delivery state and budget,
+ * flagged notes and plans with the matched spans, and the memory part. A source that fails is reported in
+ * `problems` and left out; it never blanks the rest.
+ */
+import * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import { GetDraftPinsRequest, JudgeFileRequest, ListItemsRequest, ListSessionsRequest, ResolvePendingRequest } from '../../shared/protocol';
+import { MemoryListRequest, MemoryStatusRequest } from '../../shared/memoryProtocol';
+import type { MemoryEntryView, MemoryFinding } from '../../shared/memorySchemas';
+import type { KnowledgeItem, PendingBlock, SessionInfo } from '../../shared/schemas';
+import { WITHHELD_WARNING, type FlaggedItemView, type MemoryEntryRow, type MemoryPart, type PanelState, type SessionView, type SpanView } from '../../shared/panelProtocol';
+import type { SeenStore } from './seenStore';
+
+/** Sessions shown (newest first); the rest are counted. Each one costs a resolvePending. */
+export const MAX_SESSIONS = 30;
+const EXCERPT_CONTEXT = 100;
+const MAX_SPANS = 5;
+const JSONRPC_METHOD_NOT_FOUND = -32601;
+
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** True when the server has no such method (memory routes are absent). */
+export function isMethodNotFound(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === JSONRPC_METHOD_NOT_FOUND;
+}
+
+export function deliveryState(info: SessionInfo, pending?: PendingBlock): SessionView['delivery'] {
+  const owed = pending?.signature ?? info.pending;
+  if (!info.delivered) return 'never';
+  if (!owed) return 'unknown';
+  return owed === info.delivered ? 'carrying' : 'resend-pending';
+}
+
+/** An excerpt of `text` around [start, end), with offsets into the excerpt. */
+export function excerptSpan(text: string, start: number, end: number, context = EXCERPT_CONTEXT): { text: string; start: number; end: number } {
+  const s = Math.max(0, Math.min(start, text.length));
+  const e = Math.max(s, Math.min(end, text.length));
+  const from = Math.max(0, s - context);
+  const to = Math.min(text.length, e + context);
+  const prefix = from > 0 ? '…' : '';
+  const suffix = to < text.length ? '…' : '';
+  return { text: prefix + text.slice(from, to) + suffix, start: s - from + prefix.length, end: e - from + prefix.length };
+}
+
+export function memorySpans(entry: MemoryEntryView): SpanView[] {
+  const fieldText = (f: MemoryFinding['field']) => (f === 'title' ? entry.title : f === 'body' ? entry.body : entry.tags.join(' '));
+  return entry.findings.slice(0, MAX_SPANS).map((f) => {
+    const x = excerptSpan(fieldText(f.field), f.start, f.end);
+    return { ruleId: f.ruleId, category: f.category, message: f.message, field: f.field, ...x };
+  });
+}
+
+export function toRow(entry: MemoryEntryView, seen: SeenStore): MemoryEntryRow {
+  return { entry, badge: seen.badge(entry), spans: entry.flagged ? memorySpans(entry) : [] };
+}
+
+export class PanelStateBuilder {
+  constructor(
+    private readonly client: LanguageClient,
+    private readonly seen: SeenStore,
+    private readonly budgetTokens: () => number,
+  ) {}
+
+  async build(memoryOn: boolean): Promise<PanelState> {
+    const problems: string[] = [];
+    const guard = async <T>(what: string, p: Promise<T>, fallback: T): Promise<T> => {
+      try {
+        return await p;
+      } catch (err) {
+        problems.push(`${what}: ${errorMessage(err)}`);
+        return fallback;
+      }
+    };
+    const [items, sessions, draftPins, memory] = await Promise.all([
+      guard('notes and plans', this.client.sendRequest(ListItemsRequest.type, {}), [] as KnowledgeItem[]),
+      guard('sessions', this.sessions(), { shown: [] as SessionView[], total: 0 }),
+      guard('next-chat pins', this.client.sendRequest(GetDraftPinsRequest.type), [] as string[]),
+      this.memory(memoryOn),
+    ]);
+    const flaggedItems = await guard('flagged notes', this.flaggedItems(items), []);
+    return {
+      sessions: sessions.shown,
+      sessionsTotal: sessions.total,
+      draftPins,
+      items: items.map((i) => ({ id: i.id, kind: i.kind, title: i.title, flagged: i.flaggedRules.length > 0 })),
+      flaggedItems,
+      memory,
+      problems,
+      withheldWarning: WITHHELD_WARNING,
+    };
+  }
+
+  private async sessions(): Promise<{ shown: SessionView[]; total: number }> {
+    const all = await this.client.sendRequest(ListSessionsRequest.type);
+    const shown = await Promise.all(
+      all.slice(0, MAX_SESSIONS).map(async (info): Promise<SessionView> => {
+        let pending: PendingBlock | undefined;
+        try {
+          pending = await this.client.sendRequest(ResolvePendingRequest.type, { key: info.key, budgetTokens: this.budgetTokens() });
+        } catch {
+          pending = undefined; // shown as "unknown"; the rest of the session still shows
+        }
+        return {
+          key: info.key,
+          ...(info.label ? { label: info.label } : {}),
+          origin: info.origin,
+          createdAt: info.createdAt,
+          pins: info.pins,
+          delivery: deliveryState(info, pending),
+          delivered: info.delivered,
+          pending: pending?.signature ?? info.pending,
+          deliveredAt: info.deliveredAt,
+          ...(pending?.budget ?? info.budget ? { budget: pending?.budget ?? info.budget } : {}),
+          withheld: pending ? pending.items.filter((i) => i.state !== 'ok').map((i) => i.id) : [],
+        };
+      }),
+    );
+    return { shown, total: all.length };
+  }
+
+  private async flaggedItems(items: KnowledgeItem[]): Promise<FlaggedItemView[]> {
+    const flagged = items.filter((i) => i.flaggedRules.length > 0);
+    return Promise.all(
+      flagged.map(async (item): Promise<FlaggedItemView> => {
+        let spans: SpanView[] = [];
+        try {
+          const judged = await this.client.sendRequest(JudgeFileRequest.type, { id: item.id });
+          if (judged && judged.findings.length > 0) {
+            const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.file(item.path)));
+            spans = judged.findings.slice(0, MAX_SPANS).map((f) => ({ ruleId: f.ruleId, category: f.category, message: f.message, ...excerptSpan(text, f.start, f.end) }));
+          }
+        } catch {
+          spans = []; // the warning and the rule ids still show
+        }
+        return { id: item.id, kind: item.kind, title: item.title, revision: item.revision, rules: item.flaggedRules, spans };
+      }),
+    );
+  }
+
+  private async memory(on: boolean): Promise<MemoryPart> {
+    if (!on) return { on, available: true, flagged: [], flaggedTotal: 0 };
+    try {
+      const [status, flagged] = await Promise.all([
+        this.client.sendRequest(MemoryStatusRequest.type),
+        this.client.sendRequest(MemoryListRequest.type, { flagged: true, offset: 0, limit: 50 }),
+      ]);
+      return { on, available: true, status, flagged: flagged.entries.map((e) => toRow(e, this.seen)), flaggedTotal: flagged.total };
+    } catch (err) {
+      const error = isMethodNotFound(err) ? 'Agent memory is not available from the language server yet.' : `Memory could not be loaded: ${errorMessage(err)}`;
+      return { on, available: false, error, flagged: [], flaggedTotal: 0 };
+    }
+  }
+}
