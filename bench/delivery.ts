@@ -9,18 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PinnedFileReader, compileBlock, loadPinned, type MemoryIndexEntry } from '../src/server/delivery/knowledgeBlock';
 import { defaultScan } from '../src/server/threat/scanForBlock';
-import { fmt, printTable } from './harness';
-
-async function percentiles(runs: number, fn: () => Promise<unknown>): Promise<{ p50: number; p95: number }> {
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const start = process.hrtime.bigint();
-    await fn();
-    times.push(Number(process.hrtime.bigint() - start) / 1e6);
-  }
-  times.sort((a, b) => a - b);
-  return { p50: times[Math.floor(times.length * 0.5)]!, p95: times[Math.min(times.length - 1, Math.floor(times.length * 0.95))]! };
-}
+import { fmt, printTable, timeRuns } from './harness';
 
 export async function runDeliveryBench(): Promise<void> {
   const ws = mkdtempSync(join(tmpdir(), 'sk-bench-delivery-'));
@@ -43,8 +32,8 @@ export async function runDeliveryBench(): Promise<void> {
     const budget = 200_000;
     await loadPinned(reader, pins, judge); // warm the stat cache and the scanner cache, as a running server is
 
-    const ours = await percentiles(50, async () => compileBlock(await loadPinned(reader, pins, judge), memory, budget));
-    const baseline = await percentiles(50, async () => {
+    const ours = await timeRuns(50, async () => compileBlock(await loadPinned(reader, pins, judge), memory, budget));
+    const baseline = await timeRuns(50, async () => {
       // Re-read and re-hash everything from disk, no caches, then build the same text.
       const parts: string[] = [];
       const h = createHash('sha256');
@@ -59,7 +48,7 @@ export async function runDeliveryBench(): Promise<void> {
       }
       return { text: parts.join('\n'), sig: h.digest('hex') };
     });
-    const changed = await percentiles(20, async () => {
+    const changed = await timeRuns(20, async () => {
       // One pinned note edited between sends: re-read and re-hashed, the rest from cache.
       writeFileSync(join(ws, pins[0]!), `# Note 0\n\n${Date.now()} ${paragraph.repeat(80)}`.slice(0, 10_240));
       return compileBlock(await loadPinned(reader, pins, judge), memory, budget);

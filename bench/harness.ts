@@ -1,13 +1,28 @@
 /** Tiny benchmark helpers: median of repeated runs, and a table printer. Figures are ms unless stated. */
-export async function median(runs: number, fn: () => Promise<unknown> | unknown): Promise<number> {
+export interface Timing {
+  p50: number;
+  p95: number;
+}
+
+/** The value at quantile q (0–1) of numbers already sorted ascending. */
+export function quantile(sorted: readonly number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
+
+/** Runs `fn` `runs` times (it gets the run index) and answers p50 and p95 of the wall times in ms. */
+export async function timeRuns(runs: number, fn: (i: number) => Promise<unknown> | unknown): Promise<Timing> {
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
     const start = process.hrtime.bigint();
-    await fn();
+    await fn(i);
     times.push(Number(process.hrtime.bigint() - start) / 1e6);
   }
   times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)]!;
+  return { p50: quantile(times, 0.5), p95: quantile(times, 0.95) };
+}
+
+export async function median(runs: number, fn: () => Promise<unknown> | unknown): Promise<number> {
+  return (await timeRuns(runs, fn)).p50;
 }
 
 export function fmt(ms: number): string {

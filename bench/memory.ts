@@ -12,7 +12,7 @@ import { MemoryService, memoryPaths } from '../src/server/memory/memoryService';
 import { serializeEntry, computeRevision, type StoredEntry } from '../src/server/memory/memoryEntry';
 import { compileBlock } from '../src/server/delivery/knowledgeBlock';
 import { sharedScanner } from '../src/server/threat/scanForBlock';
-import { fmt, printTable } from './harness';
+import { fmt, printTable, timeRuns, type Timing } from './harness';
 
 const SIZE = Number(process.env.BENCH_MEMORY_SIZE ?? 10_000);
 const RUNS = Number(process.env.BENCH_MEMORY_RUNS ?? 41);
@@ -71,22 +71,7 @@ export function makeEntries(n: number): StoredEntry[] {
   });
 }
 
-interface Timing {
-  p50: number;
-  p95: number;
-}
-
-async function time(runs: number, fn: (i: number) => Promise<unknown> | unknown): Promise<Timing> {
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const start = process.hrtime.bigint();
-    await fn(i);
-    times.push(Number(process.hrtime.bigint() - start) / 1e6);
-  }
-  times.sort((a, b) => a - b);
-  const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!;
-  return { p50: at(0.5), p95: at(0.95) };
-}
+const time = timeRuns;
 
 const QUERIES = [`${VOCAB[3]} ${VOCAB[40]}`, `deploy ${VOCAB[12]}`, `${VOCAB[7]!.slice(0, -1)}x cache`, `${VOCAB[100]} ${VOCAB[5]} ${VOCAB[900]}`, 'run the tests', `${VOCAB[2500]}`];
 

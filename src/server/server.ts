@@ -72,6 +72,7 @@ import type { CompiledBlock } from './delivery/knowledgeBlock';
 import type { SessionMeta } from './store/schemas';
 import { KnowledgeCore } from './knowledgeCore';
 import { registerMemoryRoutes } from './memory/routes';
+import { toReviewRecord } from './review/reviewStore';
 import { MemoryChangedNotification } from '../shared/memoryProtocol';
 import { contentRevision, toId } from './notes/noteIndex';
 import { RULESET_VERSION, type ThreatFinding } from './threat/threatScanner';
@@ -264,7 +265,7 @@ export function startServer(connection: Connection): void {
       const j = await ready().judgeFile(p.id);
       if (!j) return null;
       const plain = (f: ThreatFinding) => ({ ruleId: f.ruleId, category: f.category, severity: f.severity, message: f.message, start: f.start, end: f.end });
-      return { id: j.id, revision: j.revision, rulesetVersion: RULESET_VERSION, findings: j.findings.map(plain), allFindings: j.allFindings.map(plain), ...(j.review ? { review: { id: j.review.id, contentHash: j.review.contentHash, rulesetVersion: j.review.rulesetVersion, rules: j.review.rules, reviewedBy: j.review.reviewedBy, reviewedAt: j.review.reviewedAt } } : {}) };
+      return { id: j.id, revision: j.revision, rulesetVersion: RULESET_VERSION, findings: j.findings.map(plain), allFindings: j.allFindings.map(plain), ...(j.review ? { review: toReviewRecord(j.review) } : {}) };
     }),
   );
   connection.onRequest(
@@ -273,7 +274,7 @@ export function startServer(connection: Connection): void {
       const r = await ready().markReviewed(p.id, p.revision);
       await publishFromDisk([r.id]);
       void connection.sendNotification(ItemsChangedNotification.type, { ids: [r.id] });
-      return { id: r.id, contentHash: r.contentHash, rulesetVersion: r.rulesetVersion, rules: r.rules, reviewedBy: r.reviewedBy, reviewedAt: r.reviewedAt };
+      return toReviewRecord(r);
     }),
   );
 

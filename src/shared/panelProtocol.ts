@@ -24,9 +24,8 @@ import {
   ConsolidateParamsSchema,
   FlagWrongParamsSchema,
   MarkMemoryReviewedParamsSchema,
+  MemoryListParamsSchema,
   MemoryScopeSchema,
-  MemoryTypeSchema,
-  TrustStateSchema,
   UpdateMemoryParamsSchema,
   type ForgetPlan,
   type ImportResult,
@@ -52,17 +51,8 @@ export const PanelParamsSchemas = {
   /** The person's memory switch. */
   'memory/setOn': z.object({ on: z.boolean() }).strict(),
   /** One page of memory (server-side fuse.js search and filters). Answers `MemoryPage`. */
-  'memory/list': z
-    .object({
-      scope: MemoryScopeSchema.optional(),
-      type: MemoryTypeSchema.optional(),
-      trust: TrustStateSchema.optional(),
-      flagged: z.boolean().optional(),
-      aged: z.boolean().optional(),
-      query: z.string().max(500).optional(),
-      offset: z.number().int().min(0).max(10_000_000).default(0),
-      limit: z.number().int().min(1).max(200).default(50),
-    })
+  'memory/list': MemoryListParamsSchema.omit({ sessionKey: true })
+    .extend({ offset: z.number().int().min(0).max(10_000_000).default(0), limit: z.number().int().min(1).max(200).default(50) })
     .strict(),
   /** The person looked at these entries: acknowledge them (clears their "new"/"changed" badges next time). */
   'memory/acknowledge': z.object({ entries: z.array(z.object({ id: MemoryId, revision: z.string().min(1).max(100) }).strict()).max(500) }).strict(),

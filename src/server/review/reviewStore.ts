@@ -8,19 +8,12 @@ import { join } from 'node:path';
 import { userInfo } from 'node:os';
 import { z } from 'zod';
 import { JsonDocument } from '../store/jsonDocument';
-import type { StoreProblem } from '../../shared/schemas';
+import { ReviewRecordSchema, type ReviewRecord, type StoreProblem } from '../../shared/schemas';
 
 export const REVIEWS_SCHEMA_VERSION = 1;
 
-export const ReviewSchema = z.looseObject({
-  /** Workspace-relative path of the file, or `memory:<id>` for a memory entry. */
-  id: z.string(),
-  contentHash: z.string(),
-  rulesetVersion: z.string(),
-  rules: z.array(z.string()),
-  reviewedBy: z.string(),
-  reviewedAt: z.string(),
-});
+/** A review on disk: the protocol's record (id is a workspace-relative path or `memory:<id>`), unknown fields kept. */
+export const ReviewSchema = ReviewRecordSchema.loose();
 export type Review = z.infer<typeof ReviewSchema>;
 
 export const ReviewsDocSchema = z.looseObject({
@@ -73,7 +66,7 @@ export class ReviewStore {
     return this.index.has(ReviewStore.key(id, contentHash, rulesetVersion));
   }
 
-  async markReviewed(review: { id: string; contentHash: string; rulesetVersion: string; rules: string[]; reviewedBy?: string }): Promise<Review> {
+  async markReviewed(review: Omit<ReviewRecord, 'reviewedBy' | 'reviewedAt'> & { reviewedBy?: string }): Promise<Review> {
     const record: Review = { ...review, reviewedBy: review.reviewedBy ?? currentUser(), reviewedAt: new Date().toISOString() };
     const doc = await this.doc.update((d) => {
       // One review per (id, revision, rule set); older revisions of the same id stay as history.
@@ -83,4 +76,9 @@ export class ReviewStore {
     this.reindex(doc);
     return record;
   }
+}
+
+/** The protocol's view of a review (without fields a newer version may have added on disk). */
+export function toReviewRecord(r: Review): ReviewRecord {
+  return { id: r.id, contentHash: r.contentHash, rulesetVersion: r.rulesetVersion, rules: r.rules, reviewedBy: r.reviewedBy, reviewedAt: r.reviewedAt };
 }
