@@ -25,6 +25,7 @@ import {
   NotifyCompactedRequest,
   RenamePinRequest,
   MarkReviewedRequest,
+  UpdateSessionPinsRequest,
 } from '../shared/protocol';
 import type { KnowledgeKind, Stats } from '../shared/schemas';
 import { fromPins, toPins, type SessionKnowledgeApi } from './api';
@@ -64,9 +65,20 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
   });
   client = lc;
 
+  /** The @knowledge session this window talked in last (the tree, the meter and the tools act on it). */
+  let activeSession: string | undefined;
   const tree = new NotesTreeProvider({
     items: () => lc.sendRequest(ListItemsRequest.type, {}),
     draftPins: () => lc.sendRequest(GetDraftPinsRequest.type),
+    activeSession: async () => {
+      if (!activeSession) return undefined;
+      try {
+        const info = await lc.sendRequest(GetSessionRequest.type, { key: activeSession });
+        return { key: info.key, pins: info.pins };
+      } catch {
+        return undefined;
+      }
+    },
     workspaceFolder: folder?.uri,
   });
   const view = vscode.window.createTreeView('sessionKnowledge.notes', { treeDataProvider: tree, showCollapseAll: false });
@@ -148,6 +160,29 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
         return undefined;
       }
     }),
+    vscode.commands.registerCommand('sessionKnowledge.pinToActiveSession', async (target?: unknown) => {
+      const ref = pinRef(target);
+      if (!activeSession || !ref) {
+        void vscode.window.showInformationMessage('No @knowledge session in this window yet: use Pin to Next Chat instead.');
+        return undefined;
+      }
+      try {
+        const info = await lc.sendRequest(UpdateSessionPinsRequest.type, { key: activeSession, add: [ref] });
+        vscode.window.setStatusBarMessage('$(pin) Pinned to the active session; the next message sends it', 4000);
+        await refresh();
+        return info;
+      } catch (err) {
+        void vscode.window.showWarningMessage(`Not pinned: ${(err as Error).message}`);
+        return undefined;
+      }
+    }),
+    vscode.commands.registerCommand('sessionKnowledge.unpinFromActiveSession', async (target?: unknown) => {
+      const ref = pinRef(target);
+      if (!activeSession || !ref) return undefined;
+      const info = await lc.sendRequest(UpdateSessionPinsRequest.type, { key: activeSession, remove: [ref] });
+      await refresh();
+      return info;
+    }),
     vscode.commands.registerCommand('sessionKnowledge.refresh', async () => {
       await lc.sendRequest(ReindexRequest.type);
       await refresh();
@@ -175,14 +210,17 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
   await refresh();
 
   // ---- sessions: the participant, tools, scheduled prompts, the meter ----
-  let activeSession: string | undefined;
   const meter = new KnowledgeMeter(lc);
   context.subscriptions.push(meter);
   const chatHandler = registerParticipant(context, {
     client: lc,
     log: output,
     onActiveSession: (key) => {
-      activeSession = key;
+      if (activeSession !== key) {
+        activeSession = key;
+        void vscode.commands.executeCommand('setContext', 'sessionKnowledge.hasActiveSession', true);
+        void refresh();
+      }
       void meter.show(key);
     },
   });
@@ -309,7 +347,7 @@ function pinRef(target: unknown): string | undefined {
   const node = target as TreeNode | undefined;
   if (node && typeof node === 'object' && 'type' in node) {
     if (node.type === 'item') return node.item.id;
-    if (node.type === 'draftPin') return node.id;
+    if (node.type === 'draftPin' || node.type === 'sessionPin') return node.id;
   }
   if (target instanceof vscode.Uri) return target.scheme === 'file' ? target.fsPath : undefined;
   if (typeof target === 'string') return target;

@@ -5,16 +5,21 @@
 import * as vscode from 'vscode';
 import type { KnowledgeItem, KnowledgeKind } from '../shared/schemas';
 
-export type TreeNode =
-  | { type: 'group'; kind: KnowledgeKind | 'draft'; children: TreeNode[] }
-  | { type: 'item'; item: KnowledgeItem; pinned: boolean }
-  | { type: 'draftPin'; id: string; item?: KnowledgeItem };
+type GroupKind = KnowledgeKind | 'draft' | 'session';
 
-const GROUP_LABEL: Record<KnowledgeKind | 'draft', string> = { draft: 'Pinned to Next Chat', note: 'Notes', plan: 'Plans' };
+export type TreeNode =
+  | { type: 'group'; kind: GroupKind; children: TreeNode[] }
+  | { type: 'item'; item: KnowledgeItem; pinned: boolean }
+  | { type: 'draftPin'; id: string; item?: KnowledgeItem }
+  | { type: 'sessionPin'; id: string; item?: KnowledgeItem };
+
+const GROUP_LABEL: Record<GroupKind, string> = { session: 'Active Chat Session', draft: 'Pinned to Next Chat', note: 'Notes', plan: 'Plans' };
 
 export interface TreeSource {
   items(): Promise<KnowledgeItem[]>;
   draftPins(): Promise<string[]>;
+  /** The @knowledge session this window talked in last, with its pins. */
+  activeSession(): Promise<{ key: string; pins: string[] } | undefined>;
   workspaceFolder: vscode.Uri | undefined;
 }
 
@@ -23,12 +28,13 @@ export class NotesTreeProvider implements vscode.TreeDataProvider<TreeNode> {
   readonly onDidChangeTreeData = this.changed.event;
   private items: KnowledgeItem[] = [];
   private draft: string[] = [];
+  private session: { key: string; pins: string[] } | undefined;
 
   constructor(private readonly source: TreeSource) {}
 
   /** Re-reads the index and the draft from the server and redraws. */
   async refresh(): Promise<void> {
-    [this.items, this.draft] = await Promise.all([this.source.items(), this.source.draftPins()]);
+    [this.items, this.draft, this.session] = await Promise.all([this.source.items(), this.source.draftPins(), this.source.activeSession()]);
     this.changed.fire(undefined);
   }
 
@@ -46,6 +52,9 @@ export class NotesTreeProvider implements vscode.TreeDataProvider<TreeNode> {
     const byId = new Map(this.items.map((i) => [i.id, i]));
     const pinned = new Set(this.draft);
     const groups: TreeNode[] = [];
+    if (this.session) {
+      groups.push({ type: 'group', kind: 'session', children: this.session.pins.map((id) => ({ type: 'sessionPin', id, item: byId.get(id) })) });
+    }
     if (this.draft.length > 0) {
       groups.push({ type: 'group', kind: 'draft', children: this.draft.map((id) => ({ type: 'draftPin', id, item: byId.get(id) })) });
     }
@@ -62,14 +71,15 @@ export class NotesTreeProvider implements vscode.TreeDataProvider<TreeNode> {
       t.description = String(node.children.length);
       t.contextValue = `knowledgeGroup.${node.kind}`;
       if (node.kind === 'draft') t.tooltip = 'These pass into the next chat session started with @knowledge.';
+      if (node.kind === 'session') t.tooltip = 'Pins of the @knowledge session you talked in last. Changes are sent with its next message.';
       return t;
     }
-    if (node.type === 'draftPin') {
+    if (node.type === 'draftPin' || node.type === 'sessionPin') {
       const t = new vscode.TreeItem(node.item?.title ?? node.id, vscode.TreeItemCollapsibleState.None);
-      t.id = `draft:${node.id}`;
+      t.id = `${node.type}:${node.id}`;
       t.description = node.item ? node.id.split('/').pop() : node.id;
       t.iconPath = new vscode.ThemeIcon('pinned');
-      t.contextValue = 'draftPin';
+      t.contextValue = node.type;
       const uri = this.source.workspaceFolder ? vscode.Uri.joinPath(this.source.workspaceFolder, node.id) : undefined;
       if (uri) {
         t.resourceUri = uri;

@@ -106,6 +106,14 @@ suite('@knowledge: delivery through the real participant, server and store (fake
     // The model still sees the first block in the rebuilt history, exactly once.
     const all = lastRequest(fake).messages.flatMap((m) => m.parts).filter((p) => p.startsWith(BLOCK_START));
     assert.equal(all.length, 1);
+
+    // The tree's "Active Chat Session" actions act on this session.
+    await vscode.commands.executeCommand('sessionKnowledge.pinToActiveSession', plan);
+    assert.deepEqual((await api.sessions.getPins(chat.key)).plans, [plan]);
+    await chat.send('and the plan?');
+    assert.ok(lastUser(fake).parts[0]!.includes('ship the participant'), 'the newly pinned plan is sent with the next message');
+    await vscode.commands.executeCommand('sessionKnowledge.unpinFromActiveSession', plan);
+    assert.deepEqual((await api.sessions.getPins(chat.key)).plans, []);
   });
 
   test('editing a pinned note re-sends; saving it unchanged does not; renaming re-sends; unpinning changes the signature', async () => {
