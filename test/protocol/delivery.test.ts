@@ -18,6 +18,7 @@ import {
   GetDraftPinsRequest,
 } from '../../src/shared/protocol';
 import { startRealServer } from '../helpers/serverConnection';
+import { MemoryConfigureRequest, MemoryRememberRequest } from '../../src/shared/memoryProtocol';
 
 function dirs(): { workspace: string; storage: string } {
   const root = mkdtempSync(join(tmpdir(), 'sk-delivery-'));
@@ -166,4 +167,24 @@ test('the delivered signature survives a server restart', async () => {
   } finally {
     await second.stop();
   }
+});
+
+test('a memory scope that will not load is left out of the block; the pins and the other scopes still go through', async (t) => {
+  const d = dirs();
+  // The personal scope's file is a folder: unreadable. The project scope is fine.
+  mkdirSync(join(d.storage, 'memory', 'personal.jsonl'), { recursive: true });
+  const server = await startRealServer({ workspaceFolder: d.workspace, globalStoragePath: d.storage, memoryEnabled: true });
+  t.after(() => server.stop());
+  const c = server.connection;
+  const status = await c.sendRequest(MemoryConfigureRequest.type, { on: true, readonly: false, caps: { session: 200, project: 1000, personal: 1000 }, maxAgeDays: 0, supersedeThreshold: 0.85, indexBudgetTokens: 2000 });
+  const personal = status.scopes.find((s) => s.scope === 'personal')!;
+  assert.equal(personal.loaded, false, 'the broken scope is reported as not loaded');
+  assert.ok(personal.error);
+  await c.sendRequest(MemoryRememberRequest.type, { scope: 'project', type: 'decision', title: 'Releases ship on Tuesdays', source: 'human' });
+  await assert.rejects(c.sendRequest(MemoryRememberRequest.type, { scope: 'personal', type: 'fact', title: 'x', source: 'human' }), /personal/i);
+
+  const { key } = await c.sendRequest(CreateSessionRequest.type, { pins: ['.knowledge/notes/setup.md'] });
+  const block = await c.sendRequest(ResolvePendingRequest.type, { key });
+  assert.ok(block.text.includes('Run `npm ci`'), 'the pins go through');
+  assert.ok(block.text.includes('Releases ship on Tuesdays'), 'the loaded scope is indexed');
 });
