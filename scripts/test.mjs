@@ -29,12 +29,12 @@ function findFiles(dir, suffix) {
 }
 
 /** node --test with the spec reporter on stdout and a TAP copy in a file, for the counts. */
-function nodeTest(name, files, { tsx }) {
+function nodeTest(name, files, { tsx, concurrency }) {
   const tap = join(scratch, `${name}.tap`);
   return {
     files,
     cmd: process.execPath,
-    args: [...(tsx ? ['--import', 'tsx'] : []), '--test',
+    args: [...(tsx ? ['--import', 'tsx'] : []), '--test', ...(concurrency ? [`--test-concurrency=${concurrency}`] : []),
       '--test-reporter=spec', '--test-reporter-destination=stdout',
       '--test-reporter=tap', `--test-reporter-destination=${tap}`, ...files],
     counts: () => {
@@ -68,7 +68,8 @@ const stages = [
       return results.reduce((t, r) => ({ passed: t.passed + r.passes, failed: t.failed + r.failures }), { passed: 0, failed: 0 });
     },
   },
-  { name: 'ui', ...nodeTest('ui', findFiles('test/ui', '.test.mjs'), { tsx: false }) },
+  // One browser test file at a time: each starts its own VS Code, and the .vsix test rebuilds dist/.
+  { name: 'ui', ...nodeTest('ui', findFiles('test/ui', '.test.mjs'), { tsx: false, concurrency: 1 }) },
 ];
 
 /**

@@ -61,6 +61,14 @@ export function ensureInstalled() {
   if (r.status !== 0) throw new Error(`scripts/install-vscode-web.sh failed (exit ${r.status ?? r.signal})`);
 }
 
+/** Installs a packaged .vsix into an extensions folder with code-server's own CLI (as `code --install-extension`). */
+export function installVsix(vsix, { extensionsDir, userDataDir }) {
+  ensureInstalled();
+  const r = spawnSync(process.execPath, [entryScript(), '--install-extension', vsix, '--extensions-dir', extensionsDir, '--user-data-dir', userDataDir], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`installing ${vsix} failed (exit ${r.status}): ${r.stdout}\n${r.stderr}`);
+  return `${r.stdout}${r.stderr}`;
+}
+
 /** Asks the OS for a free loopback port. */
 export function freePort() {
   return new Promise((res, rej) => {
