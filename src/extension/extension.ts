@@ -37,6 +37,7 @@ import { KnowledgeMeter } from './meter';
 import { MemoryController, memoryFlagSet } from './memory/memoryController';
 import { registerMemoryTools } from './memory/memoryTools';
 import { registerMemoryCommands } from './memory/memoryCommands';
+import { registerMemorySettings } from './memory/memorySettings';
 import { registerKnowledgePanel } from './panel/knowledgePanel';
 import { memoryApi } from './memory/memoryApi';
 
@@ -296,6 +297,7 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
     );
     registerMemoryTools(context, { client: lc, activeSession: () => activeSession });
     registerMemoryCommands(context, lc);
+    registerMemorySettings(context, m);
   }
 
   const api: SessionKnowledgeApi & { __test?: unknown } = {
@@ -338,7 +340,7 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
   };
   if (memory) api.memory = memoryApi(lc, memory);
   // Tests drive the participant and the scheduler directly (the web workbench has no chat view). Never set in production.
-  if (process.env.SK_TEST_HOOKS === '1') api.__test = { chatHandler, scheduler, activeSession: () => activeSession, request: (method: string, params?: unknown) => lc.sendRequest(method, params) };
+  if (process.env.SK_TEST_HOOKS === '1') api.__test = { chatHandler, scheduler, memory, activeSession: () => activeSession, request: (method: string, params?: unknown) => lc.sendRequest(method, params) };
   return api;
 }
 

@@ -80,6 +80,25 @@ suite('memory with SESSION_KNOWLEDGE_MEMORY_ENABLE set', () => {
     await api.memory!.forget(id);
   });
 
+  test('read-only mode (Memory Settings) refuses every change with a clear message and keeps the file as it was', async () => {
+    const api = await activateApi();
+    const hooks = (api as unknown as { __test: { memory: { setOptions(o: object): Promise<void>; options(): { readonly: boolean } } } }).__test;
+    await api.memory!.setEnabled(true);
+    const { id } = await api.memory!.remember({ scope: 'project', type: 'fact', title: 'CI runs on every push', body: '', source: 'human' });
+    const before = await fs.readFile(memoryFile(), 'utf8');
+    await hooks.memory.setOptions({ readonly: true });
+    try {
+      assert.equal(hooks.memory.options().readonly, true);
+      await assert.rejects(api.memory!.remember({ scope: 'project', type: 'fact', title: 'Another fact', body: '', source: 'human' }), /read-only|readonly/i);
+      await assert.rejects(api.memory!.forget(id), /read-only|readonly/i);
+      assert.match(await tool('knowledge_remember', { title: 'Agent fact', type: 'fact' }), /Not remembered: .*(read-only|readonly)/i);
+      assert.equal(await fs.readFile(memoryFile(), 'utf8'), before, 'nothing changed on disk');
+    } finally {
+      await hooks.memory.setOptions({ readonly: false });
+    }
+    await api.memory!.forget(id);
+  });
+
   test('turning memory off takes the index out of the block again', async () => {
     const api = await activateApi();
     await api.memory!.setEnabled(true);
