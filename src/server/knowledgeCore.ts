@@ -118,7 +118,7 @@ export class KnowledgeCore {
 
   /** Findings that stand for this text now (current rule set; a matching review clears them). Scanned on every read. */
   judge(id: string, text: string, revision: string): readonly ThreatFinding[] {
-    const findings = this.scan(text) as readonly ThreatFinding[];
+    const findings = this.scan(text, revision) as readonly ThreatFinding[];
     if (findings.length === 0) return findings;
     return this.reviews?.isReviewed(id, revision, RULESET_VERSION) ? [] : findings;
   }
@@ -136,7 +136,7 @@ export class KnowledgeCore {
     }
     const text = bytes.toString('utf8');
     const revision = contentRevision(bytes);
-    const allFindings = this.scan(text) as readonly ThreatFinding[];
+    const allFindings = this.scan(text, revision) as readonly ThreatFinding[];
     const review = allFindings.length > 0 ? this.reviews?.find(check.id, revision, RULESET_VERSION) : undefined;
     return { id: check.id, revision, text, findings: review ? [] : allFindings, allFindings, ...(review ? { review } : {}) };
   }

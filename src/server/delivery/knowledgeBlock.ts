@@ -20,7 +20,8 @@ export interface BlockFinding {
   category: string;
 }
 
-export type ScanFn = (text: string) => readonly BlockFinding[];
+/** Scans text with the current rule set; `contentHash` (sha256 hex), when the caller has it, saves hashing again. */
+export type ScanFn = (text: string, contentHash?: string) => readonly BlockFinding[];
 
 /**
  * Judges one item's text now, with the current rule set: answers the findings that stand (a person's

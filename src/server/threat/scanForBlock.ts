@@ -7,4 +7,4 @@ import { ThreatScanner } from './threatScanner';
 
 export const sharedScanner = new ThreatScanner();
 
-export const defaultScan: ScanFn = (text) => sharedScanner.scan(text);
+export const defaultScan: ScanFn = (text, contentHash) => sharedScanner.scan(text, contentHash);
