@@ -18,7 +18,7 @@
  */
 import { createHash, hash as nodeHash } from 'node:crypto';
 import { findDecodedRuns, type Encoding } from './decoders';
-import { findBidiRuns, findHiddenContainers, findTagRuns, findZeroWidthInWords, type HiddenRun } from './hidden';
+import { findBidiRuns, findHiddenContainers, findTagRuns, findZeroWidthInWords, type HiddenContainer, type HiddenRun } from './hidden';
 import { KeywordAutomaton, type TextFeatures } from './keywords';
 import { and as andF, atomsOf, necessaryLiterals, or as orF, type Formula } from './literals';
 import { normalizeForMatching, toOriginalSpan, type NormalizedText } from './normalize';
@@ -63,10 +63,8 @@ const PATTERN_RULES: readonly PatternRule[] = RULES.filter((r): r is PatternRule
  */
 interface CompiledRule {
   readonly rule: PatternRule;
-  /** Group of the rule's triggers. */
-  readonly triggerGroup: number;
-  /** Hand-written `requires` groups and the derived condition, on group flags. */
-  readonly need: (groupHit: Uint8Array) => boolean;
+  /** Entry of the rule's prefilter program (its trigger group, then its formula) in PROG_*. */
+  readonly entry: number;
 }
 
 /** What a rule's regexes need: the anchor pattern, and for each near entry one of its clauses. */
@@ -105,40 +103,60 @@ function group(keys: readonly string[]): number {
   return g;
 }
 
-function compileFormula(f: Formula): (groupHit: Uint8Array) => boolean {
+/**
+ * Prefilter programs, as jumping code over group flags: instruction `pc` tests group `PROG_GROUP[pc]` and goes
+ * on to `PROG_THEN[pc]` when it holds, to `PROG_ELSE[pc]` when not, until it reaches ACCEPT or REJECT. An AND
+ * tests its kids in turn and rejects at the first one that fails, an OR accepts at the first one that holds
+ * (the keywords of an OR are one group, tested first): a rule's whole formula is a short loop of table reads.
+ */
+const ACCEPT = -1;
+const REJECT = -2;
+const progGroup: number[] = [];
+const progThen: number[] = [];
+const progElse: number[] = [];
+
+function emit(g: number, onTrue: number, onFalse: number): number {
+  progGroup.push(g);
+  progThen.push(onTrue);
+  progElse.push(onFalse);
+  return progGroup.length - 1;
+}
+
+/** Emits the code of `f` (kids last to first, each jumping to the next) and returns its entry. */
+function compileFormula(f: Formula, onTrue: number, onFalse: number): number {
   switch (f.op) {
     case 'true':
-      return () => true;
-    case 'atom': {
-      const g = group([f.key]);
-      return (hit) => hit[g] === 1;
-    }
+      return onTrue;
+    case 'atom':
+      return emit(group([f.key]), onTrue, onFalse);
     case 'and': {
-      const kids = f.kids.map(compileFormula);
-      return (hit) => {
-        for (const k of kids) if (!k(hit)) return false;
-        return true;
-      };
+      let next = onTrue;
+      for (let i = f.kids.length - 1; i >= 0; i--) next = compileFormula(f.kids[i]!, next, onFalse);
+      return next;
     }
     case 'or': {
-      // ORs of keywords are one group; other kids are evaluated in turn
       const atoms = f.kids.filter((k): k is { op: 'atom'; key: string } => k.op === 'atom');
-      const g = atoms.length ? group(atoms.map((a) => a.key)) : -1;
-      const rest = f.kids.filter((k) => k.op !== 'atom').map(compileFormula);
-      return (hit) => {
-        if (g >= 0 && hit[g] === 1) return true;
-        for (const k of rest) if (k(hit)) return true;
-        return false;
-      };
+      const rest = f.kids.filter((k) => k.op !== 'atom');
+      let next = onFalse;
+      for (let i = rest.length - 1; i >= 0; i--) next = compileFormula(rest[i]!, onTrue, next);
+      return atoms.length ? emit(group(atoms.map((a) => a.key)), onTrue, next) : next;
     }
   }
 }
 
 const COMPILED: readonly CompiledRule[] = PATTERN_RULES.map((rule, i) => ({
   rule,
-  triggerGroup: group(rule.triggers),
-  need: compileFormula(FORMULAS[i]!),
+  entry: emit(group(rule.triggers), compileFormula(FORMULAS[i]!, ACCEPT, REJECT), REJECT),
 }));
+const PROG_GROUP = Int32Array.from(progGroup);
+const PROG_THEN = Int32Array.from(progThen);
+const PROG_ELSE = Int32Array.from(progElse);
+
+/** Runs the prefilter program from `pc` on the group flags of the current scan. */
+function passes(pc: number): boolean {
+  while (pc >= 0) pc = GROUP_HIT[PROG_GROUP[pc]!] === 1 ? PROG_THEN[pc]! : PROG_ELSE[pc]!;
+  return pc === ACCEPT;
+}
 
 /** Keyword id → the groups holding it, flattened: `GROUPS_OF[GROUPS_AT[id] .. GROUPS_AT[id + 1])`. */
 const GROUPS_AT = new Int32Array(automaton.keywords.length + 1);
@@ -297,8 +315,9 @@ function runPatternRules(view: string, seen: Uint8Array | null, out: RawFinding[
     }
   }
   let memo: MatchMemo | null = null;
-  for (const { rule, triggerGroup, need } of COMPILED) {
-    if (seen && (GROUP_HIT[triggerGroup] === 0 || !need(GROUP_HIT))) continue;
+  for (let r = 0; r < COMPILED.length; r++) {
+    const { rule, entry } = COMPILED[r]!;
+    if (seen && !passes(entry)) continue;
     memo ??= new MatchMemo(view);
     if (!nearPossible(rule, memo)) continue;
     const anchors = memo.get(rule.pattern);
@@ -377,7 +396,7 @@ function scanInternal(text: string, depth: number, state: ScanState, prefilter: 
   }
 
   // 2. hidden HTML containers carrying a directive
-  for (const c of findHiddenContainers(v)) {
+  for (const c of v.includes('<') ? findHiddenContainers(v) : NO_CONTAINERS) {
     if (c.contentEnd - c.contentStart < 12) continue;
     const content = v.slice(c.contentStart, c.contentEnd);
     VOCAB.DIRECTIVE.lastIndex = 0;
@@ -419,9 +438,14 @@ function scanInternal(text: string, depth: number, state: ScanState, prefilter: 
     }
   }
 
-  for (const f of viewFindings) {
-    const [s, e] = toOriginalSpan(view, f.start, f.end);
-    out.push({ ...f, start: s, end: e });
+  if (view.map === null) {
+    // identity map: the view's findings are the text's
+    if (viewFindings.length) out.push(...viewFindings);
+  } else {
+    for (const f of viewFindings) {
+      const [s, e] = toOriginalSpan(view, f.start, f.end);
+      out.push({ ...f, start: s, end: e });
+    }
   }
 
   // 4. hidden characters, on the original text
@@ -446,6 +470,8 @@ function scanInternal(text: string, depth: number, state: ScanState, prefilter: 
   }
   return out;
 }
+
+const NO_CONTAINERS: readonly HiddenContainer[] = Object.freeze([]);
 
 function innerIds(inner: readonly RawFinding[]): string[] {
   const ids = new Set<string>();
@@ -501,6 +527,16 @@ function finish(raw: RawFinding[]): ThreatFinding[] {
 export function scanText(text: string, options: ScanOptions = {}): ThreatFinding[] {
   if (text.length === 0) return [];
   return finish(scanInternal(text, 0, { budget: DECODE_BUDGET }, options.prefilter !== false));
+}
+
+/** Shared verdict of a clean text in the cache. */
+const NO_FINDINGS: readonly ThreatFinding[] = Object.freeze([]);
+
+/** {@link scanText} for the cache: frozen findings, one shared empty array for every clean text. */
+function scanFrozen(text: string): readonly ThreatFinding[] {
+  if (text.length === 0) return NO_FINDINGS;
+  const raw = scanInternal(text, 0, { budget: DECODE_BUDGET }, true);
+  return raw.length === 0 ? NO_FINDINGS : Object.freeze(finish(raw));
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -603,7 +639,7 @@ export class ThreatScanner {
       return hit;
     }
     this.missCount++;
-    const entry: CacheEntry = { version: this.rulesetVersion, findings: Object.freeze(scanText(text)), hash: byText ? contentHash : key };
+    const entry: CacheEntry = { version: this.rulesetVersion, findings: scanFrozen(text), hash: byText ? contentHash : key };
     if (this.byText.size + this.byHash.size >= this.maxEntries) {
       const from = map.size > 0 ? map : byText ? this.byHash : this.byText;
       const oldest = from.keys().next();
