@@ -2,9 +2,10 @@
  * Knowledge panel bench: the first page of a 10k-entry memory store (BENCH_PANEL_SIZE) must show within
  * 300 ms of the request. Measured end to end: the real language server over IPC answers the first page
  * (knowledge/memory/list), the rows cross into headless Debian Chromium, and the panel's real rendering
- * code (media/panel/render.ts, bundled here with esbuild, with its @vscode-elements components) builds the
- * page and lays it out. Beside it, in the same run, a naive baseline: fetch every entry (in 500-entry
- * requests, the protocol's maximum) and render all of them with the same code.
+ * code (media/panel/render.ts, bundled here with esbuild: plain buttons and checkboxes per row,
+ * @vscode-elements only in the inline editors) builds the page and lays it out. Beside it, in the same
+ * run, a naive baseline: fetch every entry (in 500-entry requests, the protocol's maximum) and render all
+ * of them with the same code. The verdict holds the p50 and the worst run to the target.
  * Runnable alone: `node --import tsx bench/panel.ts` (needs `npm run build` for dist/server.js).
  */
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
@@ -158,12 +159,12 @@ export async function runPanelBench(): Promise<void> {
 
     const row = (name: string, m: typeof ours) => [name, fmt(p50(m.request)), fmt(p50(m.render)), fmt(p50(m.total)), fmt(max(m.total))];
     printTable(
-      `Knowledge panel — first page of ${total.toLocaleString('en')} memory entries (ms; real server over IPC + panel rendering in headless Chromium; target p50 < ${TARGET_MS} ms)`,
+      `Knowledge panel — first page of ${total.toLocaleString('en')} memory entries (ms; real server over IPC + panel rendering in headless Chromium; target p50 and max < ${TARGET_MS} ms)`,
       ['', 'request p50', 'render p50', 'shown p50', 'shown max'],
       [row(`panel: first page of ${PAGE} (${RUNS} runs)`, ours), row(`naive: fetch and render all (${BASELINE_RUNS} runs)`, naive)],
     );
-    const verdict = p50(ours.total) < TARGET_MS ? 'meets' : 'MISSES';
-    console.log(`first page shown p50 ${fmt(p50(ours.total))} ms — ${verdict} the ${TARGET_MS} ms target; naive is ${(p50(naive.total) / p50(ours.total)).toFixed(0)}× slower`);
+    const verdict = (x: number) => (x < TARGET_MS ? 'meets' : 'MISSES');
+    console.log(`first page shown p50 ${fmt(p50(ours.total))} ms, max ${fmt(max(ours.total))} ms — p50 ${verdict(p50(ours.total))} and max ${verdict(max(ours.total))} the ${TARGET_MS} ms target; naive is ${(p50(naive.total) / p50(ours.total)).toFixed(0)}× slower`);
   } finally {
     await browser.close().catch(() => undefined);
     await server.stop();

@@ -15,6 +15,7 @@ import type {
   PanelViewState,
   SessionView,
 } from '../../src/shared/panelProtocol';
+import { keepingFocus } from './focus';
 import { badge, button, h, icon, renderMemoryRows, withheldWarning, type InlinePart, type RowUi } from './render';
 
 interface VsCodeApi {
@@ -96,6 +97,10 @@ async function act(what: string, fn: () => Promise<unknown>, done?: string): Pro
   try {
     await fn();
     if (done) announce(done);
+    if (shownError) {
+      shownError = undefined; // an action that worked makes an earlier failure message stale
+      document.getElementById('errors')?.replaceWith(errorBox());
+    }
     return true;
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
@@ -105,10 +110,18 @@ async function act(what: string, fn: () => Promise<unknown>, done?: string): Pro
   }
 }
 
+/** The error on show until dismissed: a live update re-renders the panel and must not wipe it. */
+let shownError: string | undefined;
+
+function errorBox(): HTMLElement {
+  const box = h('div', { id: 'errors' });
+  if (shownError) box.append(h('p', { class: 'error', role: 'alert' }, shownError, ' ', button('Dismiss', { secondary: true, action: 'dismiss-error' })));
+  return box;
+}
+
 function showError(text: string): void {
-  const box = document.getElementById('errors');
-  if (!box) return;
-  box.replaceChildren(h('p', { class: 'error', role: 'alert' }, text, ' ', button('Dismiss', { secondary: true, action: 'dismiss-error' })));
+  shownError = text;
+  document.getElementById('errors')?.replaceWith(errorBox());
 }
 
 // ---- memory page ----
@@ -144,7 +157,12 @@ function rowUi(): RowUi {
   return { warning: state?.withheldWarning ?? 'Withheld from the agent — reads as an instruction', selected, inline };
 }
 
+/** Re-renders the memory page (and the consolidate bar) keeping the focused control, its text and caret. */
 function renderMemoryList(): void {
+  keepingFocus(renderMemoryListNow);
+}
+
+function renderMemoryListNow(): void {
   const list = document.getElementById('memory-list');
   const pager = document.getElementById('memory-pager');
   if (!list || !pager) return;
@@ -184,8 +202,8 @@ function renderConsolidate(): void {
   }
   bar.replaceChildren(
     h('p', {}, `Consolidate ${selected.size} selected entries into one (the sources stay, marked consolidated):`),
-    h('label', { class: 'field' }, 'Title', h('vscode-textfield', { id: 'consolidate-title', value: consolidateDraft.title, maxlength: 80, 'aria-label': 'Title of the consolidated entry' })),
-    h('label', { class: 'field' }, 'Body', h('vscode-textarea', { id: 'consolidate-body', value: consolidateDraft.body, rows: 3, 'aria-label': 'Body of the consolidated entry' })),
+    h('label', { class: 'field' }, 'Title', h('vscode-textfield', { id: 'consolidate-title', value: consolidateDraft.title, maxlength: 80, label: 'Title of the consolidated entry', 'aria-label': 'Title of the consolidated entry' })),
+    h('label', { class: 'field' }, 'Body', h('vscode-textarea', { id: 'consolidate-body', value: consolidateDraft.body, rows: 3, label: 'Body of the consolidated entry', 'aria-label': 'Body of the consolidated entry' })),
     h('div', { class: 'actions' }, button(`Consolidate ${selected.size}`, { icon: 'merge', action: 'consolidate' }), button('Clear selection', { secondary: true, action: 'clear-selection' })),
   );
 }
@@ -220,7 +238,7 @@ function pinRow(id: string, scopeLabel: string, unpinAction: string, key: string
 
 function pinPicker(pins: string[], scopeLabel: string, action: string, key?: string): HTMLElement {
   const options = (state?.items ?? []).filter((i) => !pins.includes(i.id));
-  const select = h('vscode-single-select', { 'aria-label': `Note or plan to pin to ${scopeLabel}`, 'data-role': 'pin-choice' });
+  const select = h('vscode-single-select', { label: `Note or plan to pin to ${scopeLabel}`, 'aria-label': `Note or plan to pin to ${scopeLabel}`, 'data-role': 'pin-choice' });
   for (const i of options) select.append(h('vscode-option', { value: i.id }, `${i.title} (${i.id})`));
   return h('div', { class: 'pin-picker', ...(key ? { 'data-key': key } : {}) }, select, button('Pin', { icon: 'pin', action, label: `Pin the chosen item to ${scopeLabel}`, disabled: options.length === 0 }));
 }
@@ -285,7 +303,7 @@ function flaggedItemCard(f: FlaggedItemView, warning: string): HTMLElement {
 }
 
 function select(id: string, label: string, values: string[], current: string | undefined): HTMLElement {
-  const el = h('vscode-single-select', { id, 'aria-label': label, 'data-filter': id });
+  const el = h('vscode-single-select', { id, label, 'aria-label': label, 'data-filter': id });
   el.append(h('vscode-option', { value: '', selected: !current }, `Any ${label.toLowerCase()}`));
   for (const v of values) el.append(h('vscode-option', { value: v, selected: current === v }, v));
   return el;
@@ -303,7 +321,7 @@ function memorySection(s: PanelState): HTMLElement {
   const filters = h(
     'div',
     { class: 'filters', role: 'search' },
-    h('vscode-textfield', { id: 'memory-search', placeholder: 'Search memory', value: f.query ?? '', 'aria-label': 'Search memory (title, body and tags)' }, h('vscode-icon', { slot: 'content-before', name: 'search', 'aria-hidden': 'true' })),
+    h('vscode-textfield', { id: 'memory-search', placeholder: 'Search memory', value: f.query ?? '', label: 'Search memory (title, body and tags)', 'aria-label': 'Search memory (title, body and tags)' }, h('span', { slot: 'content-before', class: 'codicon codicon-search search-icon', 'aria-hidden': 'true' })),
     select('scope', 'Scope', SCOPES, f.scope),
     select('type', 'Type', TYPES, f.type),
     select('trust', 'Trust', TRUST, f.trust),
@@ -314,12 +332,12 @@ function memorySection(s: PanelState): HTMLElement {
     'div',
     { class: 'exchange', role: 'group', 'aria-label': 'Export and import' },
     (() => {
-      const el = h('vscode-single-select', { id: 'exchange-scope', 'aria-label': 'Scope to export or import' });
+      const el = h('vscode-single-select', { id: 'exchange-scope', label: 'Scope to export or import', 'aria-label': 'Scope to export or import' });
       for (const v of SCOPES) el.append(h('vscode-option', { value: v, selected: v === 'project' }, v));
       return el;
     })(),
     (() => {
-      const el = h('vscode-single-select', { id: 'exchange-format', 'aria-label': 'Format' });
+      const el = h('vscode-single-select', { id: 'exchange-format', label: 'Format', 'aria-label': 'Format' });
       el.append(h('vscode-option', { value: 'json', selected: true }, 'JSON'), h('vscode-option', { value: 'markdown' }, 'Markdown (AGENTS.md style)'));
       return el;
     })(),
@@ -351,7 +369,7 @@ function render(): void {
     h('p', { class: 'muted', id: 'memory-switch-help' }, s.memory.on ? 'On: the agent may remember, and approved memory is indexed in each session.' : 'Memory is off: nothing is remembered and no memory reaches the agent. Turn the switch on to review and manage memory here.'),
     button('', { icon: 'refresh', secondary: true, action: 'refresh', label: 'Refresh the panel' }),
   );
-  const errors = h('div', { id: 'errors' });
+  const errors = errorBox();
   const problems = s.problems.length > 0 ? h('div', { class: 'problems', role: 'alert' }, ...s.problems.map((p) => h('p', { class: 'error' }, p))) : '';
 
   const sessions = h('div', { class: 'sessions' });
@@ -379,8 +397,12 @@ function render(): void {
   parts.push(section('sessions', 'Sessions', s.sessions.length, sessions));
   if (s.memory.on) parts.push(memorySection(s));
   parts.push(section('flagged', 'Flagged', flaggedCount, flaggedBody));
-  app.replaceChildren(...parts);
-  if (s.memory.on) renderMemoryList();
+  // A live update rebuilds everything: the focused control (a half-typed search, an inline edit) is found
+  // again by its key and keeps its text, focus and caret.
+  keepingFocus(() => {
+    app.replaceChildren(...parts);
+    if (s.memory.on) renderMemoryListNow();
+  });
 }
 
 // ---- events (delegated; no inline handlers) ----
@@ -394,10 +416,13 @@ function fieldValue(root: Element, name: string): string {
 }
 
 function rerenderEntry(id: string): void {
-  renderMemoryList();
-  if (state?.memory.on) renderMemoryRows(document.getElementById('flagged-memory') ?? h('div'), state.memory.flagged, rowUi(), 'flagged');
-  const again = document.querySelector(`[data-id="${CSS.escape(id)}"] .inline vscode-textfield, [data-id="${CSS.escape(id)}"] .inline vscode-button`) as HTMLElement | null;
-  again?.focus();
+  keepingFocus(() => {
+    renderMemoryListNow();
+    if (state?.memory.on) renderMemoryRows(document.getElementById('flagged-memory') ?? h('div'), state.memory.flagged, rowUi(), 'flagged');
+  });
+  // The part just opened takes focus (its first field, or its first button), once its custom element has rendered.
+  const again = document.querySelector(`[data-id="${CSS.escape(id)}"] .inline [data-field], [data-id="${CSS.escape(id)}"] .inline button`) as (HTMLElement & { updateComplete?: Promise<unknown> }) | null;
+  if (again) void Promise.resolve(again.updateComplete).then(() => again.focus());
 }
 
 function entryById(id: string) {
@@ -418,7 +443,8 @@ async function onAction(action: string, target: HTMLElement): Promise<void> {
       });
       return;
     case 'dismiss-error':
-      document.getElementById('errors')?.replaceChildren();
+      shownError = undefined;
+      document.getElementById('errors')?.replaceWith(errorBox());
       return;
     case 'session-unpin':
     case 'draft-unpin': {
@@ -569,7 +595,7 @@ async function onAction(action: string, target: HTMLElement): Promise<void> {
 
 document.addEventListener('click', (ev) => {
   const el = closest(ev.target, '[data-action]');
-  if (!el || el.tagName === 'VSCODE-CHECKBOX' || el.hasAttribute('disabled')) return;
+  if (!el || el.tagName === 'VSCODE-CHECKBOX' || (el instanceof HTMLInputElement && el.type === 'checkbox') || el.hasAttribute('disabled')) return;
   void onAction(el.dataset.action ?? '', el);
 });
 
@@ -601,6 +627,7 @@ function scheduleSearch(): void {
   searchTimer = window.setTimeout(() => void loadPage(), 200);
 }
 
+// Capture phase: vscode-single-select's `change` does not bubble, so a bubbling listener never saw the filters change.
 document.addEventListener('change', (ev) => {
   const t = ev.target as (HTMLElement & { value?: string; checked?: boolean }) | null;
   if (!t) return;
@@ -635,6 +662,6 @@ document.addEventListener('change', (ev) => {
   view.offset = 0;
   saveView();
   void loadPage();
-});
+}, true);
 
 vscode.postMessage({ type: 'ready' });

@@ -7,7 +7,6 @@
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import '@vscode-elements/elements/dist/vscode-checkbox/index.js';
-import '@vscode-elements/elements/dist/vscode-icon/index.js';
 import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import '@vscode-elements/elements/dist/vscode-textarea/index.js';
 import '@vscode-elements/elements/dist/vscode-single-select/index.js';
@@ -30,20 +29,36 @@ export function h<K extends string>(tag: K, attrs: Attrs = {}, ...children: (Nod
   return el;
 }
 
-/** A vscode-button with an icon and an accessible name (the visible text, or `label` when icon-only). */
+/**
+ * A plain `<button>` styled with VS Code's button theme variables, with a codicon and an accessible name
+ * (the visible text, or `label` when icon-only). Plain, not `vscode-button`: a memory page has ~200 of
+ * them, and a custom element's start-up (shadow root, styles, a lit update) per button was the slow part
+ * of showing the first page. Keyboard behaviour is the native button's (Tab, Enter, Space).
+ */
 export function button(text: string, opts: { icon?: string; label?: string; secondary?: boolean; action?: string; disabled?: boolean } = {}): HTMLElement {
-  return h('vscode-button', {
-    icon: opts.icon,
-    secondary: opts.secondary,
-    'aria-label': opts.label ?? text,
-    title: opts.label ?? text,
-    'data-action': opts.action,
-    disabled: opts.disabled,
-  }, text);
+  const el = document.createElement('button');
+  el.type = 'button';
+  el.className = `btn${opts.secondary ? ' secondary' : ''}${text ? '' : ' icon-only'}`;
+  el.setAttribute('aria-label', opts.label ?? text);
+  el.title = opts.label ?? text;
+  if (opts.action) el.dataset.action = opts.action;
+  if (opts.disabled) el.disabled = true;
+  if (opts.icon) el.append(icon(opts.icon));
+  if (text) el.append(document.createTextNode(text));
+  return el;
 }
 
+/** A codicon (from dist/codicon.css): decorative unless `label` is given. */
 export function icon(name: string, label?: string): HTMLElement {
-  return h('vscode-icon', { name, ...(label ? { label, 'aria-label': label } : { 'aria-hidden': 'true' }) });
+  const el = document.createElement('span');
+  el.className = `codicon codicon-${name}`;
+  if (label) {
+    el.setAttribute('role', 'img');
+    el.setAttribute('aria-label', label);
+  } else {
+    el.setAttribute('aria-hidden', 'true');
+  }
+  return el;
 }
 
 export function badge(text: string, kind: string): HTMLElement {
@@ -99,7 +114,7 @@ export function memoryRow(row: MemoryEntryRow, ui: RowUi, where: 'list' | 'flagg
   const card = h('article', { class: `entry${e.flagged ? ' flagged' : ''}`, 'data-id': e.id, 'data-revision': e.revision, 'data-where': where, 'aria-label': `Memory entry: ${e.title}` });
   const head = h('div', { class: 'entry-head' });
   if (where === 'list') {
-    head.append(h('vscode-checkbox', { 'data-action': 'select', checked: ui.selected.has(e.id), 'aria-label': `Select ${e.title} for consolidation`, title: 'Select for consolidation' }));
+    head.append(h('input', { type: 'checkbox', class: 'select', 'data-action': 'select', checked: ui.selected.has(e.id), 'aria-label': `Select ${e.title} for consolidation`, title: 'Select for consolidation' }));
   }
   head.append(h('span', { class: 'entry-title' }, e.title));
   if (row.badge) head.append(badge(row.badge, row.badge));
@@ -137,9 +152,9 @@ function inlinePart(title: string, part: InlinePart): HTMLElement {
     return h(
       'div',
       { class: 'inline', role: 'group', 'aria-label': `Edit ${title}` },
-      h('label', { class: 'field' }, 'Title', h('vscode-textfield', { 'data-field': 'title', value: part.title, maxlength: 80, 'aria-label': 'Title' })),
-      h('label', { class: 'field' }, 'Body', h('vscode-textarea', { 'data-field': 'body', value: part.body, rows: 4, 'aria-label': 'Body' })),
-      h('label', { class: 'field' }, 'Tags (comma-separated)', h('vscode-textfield', { 'data-field': 'tags', value: part.tags, 'aria-label': 'Tags' })),
+      h('label', { class: 'field' }, 'Title', h('vscode-textfield', { 'data-field': 'title', value: part.title, maxlength: 80, label: 'Title', 'aria-label': 'Title' })),
+      h('label', { class: 'field' }, 'Body', h('vscode-textarea', { 'data-field': 'body', value: part.body, rows: 4, label: 'Body', 'aria-label': 'Body' })),
+      h('label', { class: 'field' }, 'Tags (comma-separated)', h('vscode-textfield', { 'data-field': 'tags', value: part.tags, label: 'Tags', 'aria-label': 'Tags' })),
       h('div', { class: 'actions' }, button('Save', { icon: 'save', action: 'mem-edit-save', label: `Save ${title}` }), button('Cancel', { secondary: true, action: 'inline-cancel' })),
     );
   }
@@ -147,7 +162,7 @@ function inlinePart(title: string, part: InlinePart): HTMLElement {
     return h(
       'div',
       { class: 'inline', role: 'group', 'aria-label': `Flag ${title} as wrong` },
-      h('label', { class: 'field' }, 'What is wrong?', h('vscode-textfield', { 'data-field': 'reason', value: part.reason, maxlength: 500, 'aria-label': 'Reason it is wrong' })),
+      h('label', { class: 'field' }, 'What is wrong?', h('vscode-textfield', { 'data-field': 'reason', value: part.reason, maxlength: 500, label: 'Reason it is wrong', 'aria-label': 'Reason it is wrong' })),
       h('div', { class: 'actions' }, button('Flag as wrong', { icon: 'report', action: 'mem-flag-save' }), button('Cancel', { secondary: true, action: 'inline-cancel' })),
     );
   }

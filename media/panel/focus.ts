@@ -1,0 +1,107 @@
+/**
+ * Keeps the person's place across re-renders. A live update (another window, a file written on disk, a
+ * tool call) rebuilds parts of the panel, which replaces the element that had focus: a half-typed search
+ * or an inline edit would lose focus, caret and text. Before a rebuild, `captureFocus` notes the focused
+ * control by a stable key (the ids and identifying `data-*` attributes of it and its ancestors, never its
+ * position), its text and its selection; after it, `restoreFocus` finds the control with the same key,
+ * gives it the text back, focuses it and puts the caret and selection back — unless something else took
+ * focus meanwhile (an action that deliberately focused what it opened wins).
+ */
+
+/** Attributes that identify a control or the card it belongs to (see render.ts and main.ts). */
+const KEY_ATTRS = ['data-where', 'data-id', 'data-item', 'data-key', 'data-pin', 'data-role', 'data-filter', 'data-field', 'data-action'] as const;
+
+type TextControl = HTMLInputElement | HTMLTextAreaElement;
+type Direction = 'forward' | 'backward' | 'none';
+
+export interface FocusSnapshot {
+  key: string;
+  /** The control's text, when it is a text control. */
+  text?: string;
+  start: number | null;
+  end: number | null;
+  direction: Direction | null;
+  scrollTop: number;
+}
+
+function compound(el: Element): string {
+  let sel = '';
+  for (const a of KEY_ATTRS) {
+    const v = el.getAttribute(a);
+    if (v !== null) sel += `[${a}="${CSS.escape(v)}"]`;
+  }
+  return sel;
+}
+
+/** A selector for `el` that survives a rebuild: from the nearest ancestor with an id, through identifying attributes. */
+export function focusKey(el: Element): string | null {
+  const parts: string[] = [];
+  for (let cur: Element | null = el; cur; cur = cur.parentElement) {
+    if (cur.id) {
+      parts.unshift(`#${CSS.escape(cur.id)}`);
+      return parts.join(' ');
+    }
+    const c = compound(cur);
+    if (cur === el) parts.unshift(`${cur.localName}${c}`);
+    else if (c) parts.unshift(c);
+  }
+  return null; // nothing stable to find it by
+}
+
+const SELECTABLE = new Set(['text', 'search', 'url', 'tel', 'password']);
+
+/** The text control behind `el`: itself, or the input/textarea in its shadow root (vscode-textfield, vscode-textarea). */
+function textControl(el: Element): TextControl | undefined {
+  const inner = el.shadowRoot ? el.shadowRoot.querySelector('input, textarea') : el;
+  if (inner instanceof HTMLTextAreaElement) return inner;
+  if (inner instanceof HTMLInputElement && SELECTABLE.has(inner.type)) return inner;
+  return undefined;
+}
+
+export function captureFocus(): FocusSnapshot | undefined {
+  const active = document.activeElement;
+  if (!(active instanceof HTMLElement) || active === document.body) return undefined;
+  const key = focusKey(active);
+  if (!key) return undefined;
+  const control = textControl(active);
+  if (!control) return { key, start: null, end: null, direction: null, scrollTop: 0 };
+  return { key, text: control.value, start: control.selectionStart, end: control.selectionEnd, direction: control.selectionDirection, scrollTop: control.scrollTop };
+}
+
+/** Whether focus is lost (on the body or nowhere): only then is it given back. */
+const focusLost = () => !document.activeElement || document.activeElement === document.body;
+
+/**
+ * Gives focus, text and selection back to the control with the snapshot's key. Custom elements render their
+ * inner input in a microtask; this waits for that (`updateComplete`), which finishes before the next
+ * keystroke is dispatched, so nothing typed is lost in between.
+ */
+export async function restoreFocus(snap: FocusSnapshot | undefined): Promise<void> {
+  if (!snap || !focusLost()) return;
+  const el = document.querySelector(snap.key);
+  if (!(el instanceof HTMLElement)) return;
+  const host = el as HTMLElement & { value?: unknown; updateComplete?: Promise<unknown> };
+  if (snap.text !== undefined && typeof host.value === 'string' && host.value !== snap.text) host.value = snap.text;
+  if (host.updateComplete) await host.updateComplete;
+  if (!focusLost() || !el.isConnected) return;
+  el.focus({ preventScroll: true });
+  const control = textControl(el);
+  if (!control) return;
+  if (snap.text !== undefined && control.value !== snap.text) control.value = snap.text;
+  if (snap.start !== null && snap.end !== null) {
+    try {
+      control.setSelectionRange(snap.start, snap.end, snap.direction ?? 'none');
+    } catch {
+      /* the control does not support a selection */
+    }
+  }
+  control.scrollTop = snap.scrollTop;
+}
+
+/** Runs a rebuild and keeps the focused control (by key) with its text and caret. */
+export function keepingFocus<T>(rebuild: () => T): T {
+  const snap = captureFocus();
+  const result = rebuild();
+  void restoreFocus(snap);
+  return result;
+}
