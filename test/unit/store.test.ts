@@ -46,8 +46,12 @@ test('a write survives a kill -9 mid-write: the file is always the old or the ne
     assert.ok(Number.isInteger(parsed.version), 'the file holds a whole document');
     if (parsed.version >= 0) assert.equal(parsed.filler, String(parsed.version % 10).repeat(16_000_000));
   }
-  // Temp files left by the killed writer never replace the target and are not the target's name.
+  // Temp files left by the killed writer never replace the target, and the next locked write removes them.
   assert.ok(readdirSync(dir).includes('doc.json'));
+  writeFileSync(join(dir, '.doc.json.4242.deadbeef0001.tmp'), '{"torn'); // a leftover like a killed writer's
+  await withFileLock(target, async () => writeFileAtomic(target, JSON.stringify({ version: 99, filler: '9' })));
+  assert.deepEqual(readdirSync(dir).filter((n) => n.endsWith('.tmp')), [], 'crash leftovers are cleaned up under the lock');
+  assert.equal((JSON.parse(readFileSync(target, 'utf8')) as { version: number }).version, 99);
 });
 
 test('a malformed file is set aside with a timestamp, reported with its path, and never blanks the notes', async () => {

@@ -134,8 +134,34 @@ export async function withFileLock<T>(path: string, fn: () => Promise<T>, option
     }
   }
   try {
+    await removeStaleTempFiles(path);
     return await fn();
   } finally {
     await fs.rm(lockPath, { force: true });
   }
+}
+
+const cleaned = new Set<string>();
+
+/**
+ * Removes temp files a killed writer left beside `path` (`.<name>.<pid>.<random>.tmp`). Called while holding
+ * the file's lock: every writer of a locked file writes its temp file under that lock, so any temp file seen
+ * now belongs to a writer that died. Once per file and process: it is a crash leftover, not a hot path.
+ */
+export async function removeStaleTempFiles(path: string): Promise<number> {
+  if (cleaned.has(path)) return 0;
+  cleaned.add(path);
+  const prefix = `.${basename(path)}.`;
+  let removed = 0;
+  try {
+    for (const name of await fs.readdir(dirname(path))) {
+      if (name.startsWith(prefix) && name.endsWith('.tmp') && /^\d+\.[0-9a-f]+\.tmp$/.test(name.slice(prefix.length))) {
+        await fs.rm(join(dirname(path), name), { force: true });
+        removed += 1;
+      }
+    }
+  } catch {
+    /* the folder may not exist yet */
+  }
+  return removed;
 }
