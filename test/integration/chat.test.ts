@@ -220,6 +220,30 @@ suite('@knowledge: delivery through the real participant, server and store (fake
     assert.match(block, /doomed\.md is unavailable/);
   });
 
+  test("the block's budget is checked with the model's own countTokens: over budget, it is compiled smaller and cut loudly", async () => {
+    const { hooks: h, fake, api } = await hooks();
+    fake.reset();
+    const big = '.knowledge/notes/budget-note.md';
+    await fs.writeFile(join(ws(), big), `# Budget note\n\n${'Tokenizers disagree about how long this sentence is. '.repeat(55)}\n`);
+    const config = vscode.workspace.getConfiguration('sessionKnowledge');
+    await config.update('blockTokenBudget', 1000, vscode.ConfigurationTarget.Workspace);
+    try {
+      const dense = await model('sk-fake-dense');
+      const chat = new Conversation(h.chatHandler, dense);
+      await chat.send('/pins', { command: 'pins' });
+      await api.sessions.setPins(chat.key, { notes: [big], plans: [] });
+      // By our estimate (chars/4) the whole note fits 1,000 tokens; by this model's count it does not.
+      assert.equal((await api.delivery.resolvePending(chat.key)).text.includes('Cut to fit'), false);
+      await chat.send('summarise the note');
+      const block = lastUser(fake).parts[0]!;
+      assert.ok(block.startsWith(BLOCK_START));
+      assert.match(block, /Cut to fit the \d+-token budget/);
+      assert.ok((await dense.countTokens(block)) <= 1000, 'the block sent fits the budget by the model\'s own count');
+    } finally {
+      await config.update('blockTokenBudget', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+
   test('without a model, commands still answer and conversation says it needs a model', async () => {
     const { hooks: h } = await hooks();
     const chat = new Conversation(h.chatHandler, undefined);

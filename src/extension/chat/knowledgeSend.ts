@@ -42,8 +42,10 @@ export async function resolveBlockSafely(
     // The server estimates tokens; the model's own count decides. Over budget: compile again, scaled down.
     const actual = await withTimeout(Promise.resolve(model.countTokens(block.text)), RESOLVE_TIMEOUT_MS);
     if (actual <= budget) return block;
-    log.info(`The block is ${actual} tokens by ${model.id}'s count (budget ${budget}); compiling it smaller.`);
-    return await withTimeout(resolve(Math.max(200, Math.floor((budget * budget) / actual))), RESOLVE_TIMEOUT_MS);
+    // Scale the server's estimate by how far it was off for this model, with a little room for rounding.
+    const scaled = Math.max(200, Math.floor(((budget * block.budget.usedTokens) / actual) * 0.95));
+    log.info(`The block is ${actual} tokens by ${model.id}'s count (budget ${budget}); compiling it for ${scaled} estimated tokens.`);
+    return await withTimeout(resolve(scaled), RESOLVE_TIMEOUT_MS);
   } catch (err) {
     log.warn(`No knowledge block this time for ${sessionKey}: ${(err as Error)?.message ?? String(err)}`);
     return undefined;
