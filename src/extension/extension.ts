@@ -26,6 +26,8 @@ import {
   RenamePinRequest,
   MarkReviewedRequest,
   UpdateSessionPinsRequest,
+  DeleteSessionRequest,
+  ListSessionsRequest,
 } from '../shared/protocol';
 import type { KnowledgeKind, Stats } from '../shared/schemas';
 import { fromPins, toPins, type SessionKnowledgeApi } from './api';
@@ -256,6 +258,33 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
       return scheduler.run(chosen);
     }),
     vscode.commands.registerCommand('sessionKnowledge.showScheduledResults', () => showScheduledResults(lc)),
+    vscode.commands.registerCommand('sessionKnowledge.deleteSession', async (key?: string) => {
+      let target = typeof key === 'string' ? key : undefined;
+      if (!target) {
+        const sessions = await lc.sendRequest(ListSessionsRequest.type);
+        if (sessions.length === 0) {
+          void vscode.window.showInformationMessage('There are no chat sessions yet.');
+          return undefined;
+        }
+        target = (
+          await vscode.window.showQuickPick(
+            sessions.map((s) => ({ label: s.label ?? s.key, description: `${s.origin} · ${s.pins.length} pin(s) · ${new Date(s.createdAt).toLocaleString()}`, key: s.key })),
+            { title: 'Delete which chat session? Its pins, delivery record and session memory go with it.' },
+          )
+        )?.key;
+        if (!target) return undefined;
+        const ok = await vscode.window.showWarningMessage('Delete this session? A delete is final.', { modal: true }, 'Delete Session');
+        if (ok !== 'Delete Session') return undefined;
+      }
+      const result = await lc.sendRequest(DeleteSessionRequest.type, { key: target });
+      if (activeSession === target) {
+        activeSession = undefined;
+        void vscode.commands.executeCommand('setContext', 'sessionKnowledge.hasActiveSession', false);
+      }
+      if (result.memoryKept) void vscode.window.showWarningMessage(`Session deleted; its session memory was kept: ${result.memoryKept}`);
+      await refresh();
+      return result;
+    }),
     vscode.commands.registerCommand('sessionKnowledge.showSessionStatus', async () => {
       if (!activeSession) {
         void vscode.window.showInformationMessage('No @knowledge session in this window yet. Pins made now go to the next chat.');

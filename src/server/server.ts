@@ -36,6 +36,7 @@ import {
   UpdateSessionPinsRequest,
   SetPinnedMessagesRequest,
   RenamePinRequest,
+  DeleteSessionRequest,
   ResolvePendingRequest,
   MarkDeliveredRequest,
   NotifyCompactedRequest,
@@ -343,6 +344,24 @@ export function startServer(connection: Connection): void {
   connection.onRequest(
     SetPinnedMessagesRequest.method,
     runSafe(connection, SetPinnedMessagesParamsSchema, async (p) => announce(toSessionInfo(await sessions().setPinnedMessages(p.key, p.messages)))),
+  );
+  connection.onRequest(
+    DeleteSessionRequest.method,
+    runSafe(connection, SessionKeyParamsSchema, async (p) => {
+      const c = ready();
+      await c.sessionService.delete(p.key);
+      let memoryDeleted = 0;
+      let memoryKept: string | undefined;
+      if (c.memory) {
+        try {
+          memoryDeleted = (await c.memory.forgetScope('session', p.key)).deleted;
+          if (memoryDeleted > 0) void connection.sendNotification(MemoryChangedNotification.type);
+        } catch (err) {
+          memoryKept = (err as Error).message;
+        }
+      }
+      return announce({ key: p.key, memoryDeleted, ...(memoryKept ? { memoryKept } : {}) });
+    }),
   );
   connection.onRequest(
     RenamePinRequest.method,

@@ -6,6 +6,7 @@
  */
 import { NotificationType, NotificationType0, RequestType, RequestType0 } from 'vscode-languageserver-protocol';
 import type {
+  DeleteSessionResult,
   JudgeFileParams,
   JudgeFileResult,
   MarkReviewedParams,
@@ -135,6 +136,12 @@ export namespace UpdateSessionPinsRequest {
 export namespace SetPinnedMessagesRequest {
   export const method = 'knowledge/sessions/setPinnedMessages' as const;
   export const type = new RequestType<SetPinnedMessagesParams, SessionInfo, void>(method);
+}
+
+/** Client → server: delete a session and, with it, its session-scope memory (a session's memory dies with it). */
+export namespace DeleteSessionRequest {
+  export const method = 'knowledge/sessions/delete' as const;
+  export const type = new RequestType<SessionKeyParams, DeleteSessionResult, void>(method);
 }
 
 /** Client → server: pins follow a rename made in VS Code (every session and the draft). Answers pins changed. */

@@ -244,3 +244,12 @@ export const JudgeFileResultSchema = z.object({
 export type JudgeFileResult = z.infer<typeof JudgeFileResultSchema>;
 export const JudgeFileParamsSchema = z.object({ id: PinRef }).strict();
 export type JudgeFileParams = z.infer<typeof JudgeFileParamsSchema>;
+
+/** What deleting a session did. Its session-scope memory goes with it unless memory is off or read-only. */
+export const DeleteSessionResultSchema = z.object({
+  key: z.string(),
+  memoryDeleted: z.number().int(),
+  /** Why session memory was kept (memory off, read-only), when it was. */
+  memoryKept: z.string().optional(),
+});
+export type DeleteSessionResult = z.infer<typeof DeleteSessionResultSchema>;

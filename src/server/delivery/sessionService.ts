@@ -125,6 +125,16 @@ export class SessionService {
     });
   }
 
+  /** Removes a session's metadata. Throws `unknown-session` when there is none. */
+  async delete(key: string): Promise<void> {
+    let found = false;
+    await this.deps.doc.update((doc) => {
+      found = key in doc.sessions;
+      delete doc.sessions[key];
+    });
+    if (!found) throw new SessionError('unknown-session', `Unknown session ${key}.`);
+  }
+
   async setPinnedMessages(key: string, messages: readonly string[]): Promise<SessionMeta> {
     return this.mutate(key, (s) => {
       s.pinned_messages = [...messages];
