@@ -17,7 +17,7 @@ import {
   QUIET_SETTINGS, activityBarItem, copyDir, launchBrowser, newWorkbenchPage, repoRoot, startCodeServer, tempDir,
   waitFor, workbenchUrl, writeUserSettings,
 } from '../../scripts/vscodeWeb.mjs';
-import { ATTACK, EXTENSION_ID, WARNING, extensionDir, resultsDir } from './panelShared.mjs';
+import { ATTACK, EXTENSION_ID, WARNING, extensionDir, openPanel, panelFrame, resultsDir } from './panelShared.mjs';
 
 const SCRIPT_TEXT = "<script>console.log('sk-side-effect-script')</script>";
 const IMG_TEXT = "<img src=x onerror=alert('sk-side-effect-img')>";
@@ -95,17 +95,7 @@ async function openWorkbench({ flag, theme }) {
   return { scratch, workspace, userDataDir, sessions, server, browser, page, dialogs, consoleLines, close };
 }
 
-/** The panel's webview document (outer iframe.webview → inner iframe#active-frame). */
-const panelFrame = (page) => page.frameLocator('iframe.webview').frameLocator('iframe#active-frame');
 
-async function openPanel(page) {
-  const tab = activityBarItem(page, 'Knowledge Panel');
-  await tab.waitFor({ state: 'visible', timeout: 90_000 });
-  if ((await tab.getAttribute('aria-selected')) !== 'true') await tab.click();
-  const frame = panelFrame(page);
-  await frame.locator('#memory-switch').waitFor({ state: 'attached', timeout: 60_000 });
-  return frame;
-}
 
 async function screenshot(page, name) {
   mkdirSync(resultsDir, { recursive: true });

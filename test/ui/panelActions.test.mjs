@@ -26,7 +26,7 @@ import {
   QUIET_SETTINGS, activityBarItem, copyDir, launchBrowser, newWorkbenchPage, repoRoot, startCodeServer, tempDir,
   waitFor, workbenchUrl, writeUserSettings,
 } from '../../scripts/vscodeWeb.mjs';
-import { ATTACK, EXTENSION_ID, WARNING, extensionDir, resultsDir } from './panelShared.mjs';
+import { ATTACK, EXTENSION_ID, WARNING, extensionDir, openPanel, resultsDir } from './panelShared.mjs';
 
 const T = 30_000;
 
@@ -64,8 +64,6 @@ const SEED = [
 
 let w; // the shared workbench
 
-/** The panel's webview document (outer iframe.webview → inner iframe#active-frame). */
-const panelFrame = (page) => page.frameLocator('iframe.webview').frameLocator('iframe#active-frame');
 const memFile = () => join(w.workspace, '.knowledge/memory.jsonl');
 const personalFile = () => join(w.userDataDir, 'User', 'globalStorage', EXTENSION_ID, 'memory', 'personal.jsonl');
 const readLines = (file) => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []);
@@ -78,14 +76,6 @@ const listIds = (frame) => frame.locator('#memory-list article.entry').evaluateA
 /** Polls the memory list until `pred(ids)` holds; returns the ids. */
 const listUntil = (frame, pred, message) => waitFor(async () => { const ids = await listIds(frame); return pred(ids) ? ids : false; }, { timeoutMs: T, message });
 
-async function openPanel(page) {
-  const tab = activityBarItem(page, 'Knowledge Panel');
-  await tab.waitFor({ state: 'visible', timeout: 90_000 });
-  if ((await tab.getAttribute('aria-selected')) !== 'true') await tab.click();
-  const frame = panelFrame(page);
-  await frame.locator('#memory-switch').waitFor({ state: 'attached', timeout: 60_000 });
-  return frame;
-}
 
 /** Hides the panel (the Explorer takes the side bar): the webview goes; showing it again is a new look. */
 async function hidePanel(page) {

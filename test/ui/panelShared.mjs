@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { repoRoot } from '../../scripts/vscodeWeb.mjs';
+import { activityBarItem, repoRoot } from '../../scripts/vscodeWeb.mjs';
 
 export const extensionDir = resolve(process.env.SK_PANEL_EXTENSION_DIR ?? repoRoot);
 export const resultsDir = join(repoRoot, 'test-results');
@@ -15,3 +15,16 @@ assert.ok(existsSync(join(extensionDir, 'dist/extension.js')), 'dist/extension.j
 assert.ok(existsSync(join(extensionDir, 'dist/panel.js')), 'dist/panel.js is missing: run `npm run build` first');
 // The flag must come only from what each test passes to code-server.
 delete process.env.SESSION_KNOWLEDGE_MEMORY_ENABLE;
+
+/** The panel's webview document (outer iframe.webview → inner iframe#active-frame). */
+export const panelFrame = (page) => page.frameLocator('iframe.webview').frameLocator('iframe#active-frame');
+
+/** Shows the Knowledge Panel (clicking its activity-bar item unless it is already selected); answers its frame. */
+export async function openPanel(page) {
+  const tab = activityBarItem(page, 'Knowledge Panel');
+  await tab.waitFor({ state: 'visible', timeout: 90_000 });
+  if ((await tab.getAttribute('aria-selected')) !== 'true') await tab.click();
+  const frame = panelFrame(page);
+  await frame.locator('#memory-switch').waitFor({ state: 'attached', timeout: 60_000 });
+  return frame;
+}
