@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, mkdirSync, writeFileSync, renameSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { tempWorkspace } from '../helpers/tempWorkspace';
+import { mkdirSync, writeFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ResponseError } from 'vscode-languageserver-protocol';
 import {
@@ -21,15 +21,12 @@ import { startRealServer } from '../helpers/serverConnection';
 import { MemoryConfigureRequest, MemoryRememberRequest } from '../../src/shared/memoryProtocol';
 
 function dirs(): { workspace: string; storage: string } {
-  const root = mkdtempSync(join(tmpdir(), 'sk-delivery-'));
-  const workspace = join(root, 'ws');
-  mkdirSync(join(workspace, '.knowledge/notes'), { recursive: true });
-  mkdirSync(join(workspace, '.knowledge/plans'), { recursive: true });
-  writeFileSync(join(workspace, '.knowledge/notes/setup.md'), '# Setup\n\nRun `npm ci`, then `npm test`.\n');
-  writeFileSync(join(workspace, '.knowledge/plans/release.md'), '# Release 2.0\n\n- [ ] freeze the API\n');
-  writeFileSync(join(workspace, 'README.md'), '# The project\n');
-  writeFileSync(join(workspace, '.env'), 'TOKEN=secret\n');
-  return { workspace, storage: join(root, 'global') };
+  return tempWorkspace('sk-delivery-', {
+    '.knowledge/notes/setup.md': '# Setup\n\nRun `npm ci`, then `npm test`.\n',
+    '.knowledge/plans/release.md': '# Release 2.0\n\n- [ ] freeze the API\n',
+    'README.md': '# The project\n',
+    '.env': 'TOKEN=secret\n',
+  });
 }
 
 const opts = (d: { workspace: string; storage: string }) => ({ workspaceFolder: d.workspace, globalStoragePath: d.storage, memoryEnabled: false });

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, mkdirSync, writeFileSync, renameSync, rmSync, readFileSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { tempWorkspace } from '../helpers/tempWorkspace';
+import { writeFileSync, renameSync, rmSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DidChangeWatchedFilesNotification, FileChangeType, ResponseError, ErrorCodes } from 'vscode-languageserver-protocol';
@@ -17,13 +17,7 @@ import {
 import { sessionsPath } from '../../src/server/knowledgeCore';
 import { startRealServer, waitFor } from '../helpers/serverConnection';
 
-function dirs(): { workspace: string; storage: string } {
-  const root = mkdtempSync(join(tmpdir(), 'sk-proto-'));
-  const workspace = join(root, 'ws');
-  mkdirSync(join(workspace, '.knowledge/notes'), { recursive: true });
-  mkdirSync(join(workspace, '.knowledge/plans'), { recursive: true });
-  return { workspace, storage: join(root, 'global') };
-}
+const dirs = () => tempWorkspace('sk-proto-');
 
 test('the real server indexes notes and plans and answers knowledge/ requests over IPC', async (t) => {
   const { workspace, storage } = dirs();

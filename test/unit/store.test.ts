@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { tempWorkspace } from '../helpers/tempWorkspace';
 import { spawn } from 'node:child_process';
 import { promises as fs, mkdtempSync, readdirSync, readFileSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,12 +12,9 @@ import type { StoreProblem } from '../../src/shared/schemas';
 const worker = resolve(__dirname, '../helpers/storeWorker.ts');
 
 function tempDirs(): { workspace: string; storage: string } {
-  const root = mkdtempSync(join(tmpdir(), 'sk-store-'));
-  const workspace = join(root, 'ws');
-  const storage = join(root, 'global');
-  mkdirSync(join(workspace, '.knowledge/notes'), { recursive: true });
-  mkdirSync(storage, { recursive: true });
-  return { workspace, storage };
+  const dirs = tempWorkspace('sk-store-');
+  mkdirSync(dirs.storage, { recursive: true });
+  return dirs;
 }
 
 function runWorker(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
