@@ -1,0 +1,39 @@
+// The flagged section: notes and plans withheld from the agent, each with its warning, actions and inline
+// confirmation, and the flagged memory entries.
+import type { FlaggedItemView, PanelState } from '../../src/shared/panelProtocol';
+import { badge, button, h, icon, renderMemoryRows, withheldWarning } from './render';
+import { section } from './section';
+import { inline, rowUi } from './store';
+
+function flaggedItemCard(f: FlaggedItemView, warning: string): HTMLElement {
+  const card = h('article', { class: 'entry flagged', 'data-item': f.id, 'data-revision': f.revision, 'aria-label': `Flagged ${f.kind}: ${f.title}` });
+  card.append(h('div', { class: 'entry-head' }, icon(f.kind === 'plan' ? 'checklist' : 'note'), h('span', { class: 'entry-title' }, f.title), badge(f.kind, 'type'), h('span', { class: 'muted' }, f.id)));
+  card.append(withheldWarning(warning, f.rules, f.spans));
+  const part = inline.get(`item:${f.id}`);
+  const actions = h('div', { class: 'actions', role: 'group', 'aria-label': `Actions on ${f.title}` });
+  actions.append(
+    button('Edit', { icon: 'go-to-file', secondary: true, action: 'item-open', label: `Edit ${f.title} (opens the file)` }),
+    button('Mark reviewed', { icon: 'pass', secondary: true, action: 'item-reviewed', label: `Mark ${f.title} reviewed — not a threat` }),
+    button('Forget', { icon: 'trash', secondary: true, action: 'item-forget', label: `Forget ${f.title} (delete the file)` }),
+  );
+  card.append(actions);
+  if (part && part.kind === 'forget') {
+    card.append(h('div', { class: 'inline confirm', role: 'alertdialog', 'aria-label': `Delete ${f.title}?` }, h('p', {}, `Delete ${f.id} from disk? This cannot be undone from the panel.`), h('div', { class: 'actions' }, button('Delete file', { icon: 'trash', action: 'item-forget-confirm', label: `Confirm: delete ${f.id}` }), button('Cancel', { secondary: true, action: 'inline-cancel' }))));
+  }
+  if (part && part.kind === 'flagWrong') {
+    card.append(h('div', { class: 'inline confirm', role: 'alertdialog', 'aria-label': `Mark ${f.title} reviewed?` }, h('p', {}, 'It will reach the agent again, for this exact content only; any edit is judged again.'), h('div', { class: 'actions' }, button('Mark reviewed', { icon: 'pass', action: 'item-reviewed-confirm', label: `Confirm: mark ${f.id} reviewed` }), button('Cancel', { secondary: true, action: 'inline-cancel' }))));
+  }
+  return card;
+}
+
+export function flaggedSection(s: PanelState): HTMLElement {
+  const flaggedCount = s.flaggedItems.length + (s.memory.on ? s.memory.flaggedTotal : 0);
+  const flaggedBody = h('div', { class: 'flagged-list' });
+  if (flaggedCount === 0) flaggedBody.append(h('p', { class: 'muted' }, 'Nothing is withheld from the agent.'));
+  for (const f of s.flaggedItems) flaggedBody.append(flaggedItemCard(f, s.withheldWarning));
+  const flaggedMemory = h('div', { id: 'flagged-memory' });
+  if (s.memory.on) renderMemoryRows(flaggedMemory, s.memory.flagged, rowUi(), 'flagged');
+  flaggedBody.append(flaggedMemory);
+  if (s.memory.on && s.memory.flaggedTotal > s.memory.flagged.length) flaggedBody.append(h('p', { class: 'muted' }, `${s.memory.flaggedTotal - s.memory.flagged.length} more flagged memory entries: filter the memory list by "Flagged".`));
+  return section('flagged', 'Flagged', flaggedCount, flaggedBody);
+}

@@ -1,0 +1,84 @@
+// The memory section: scope counts, the search field and the filters (scope, type, trust, flagged, aged)
+// with their input and change handling, around the list, pager, consolidate bar and export/import.
+import type { PanelState } from '../../src/shared/panelProtocol';
+import type { Control } from './dom';
+import { exchangeControls } from './exchange';
+import { loadPage } from './memoryList';
+import { h, icon } from './render';
+import { section } from './section';
+import { panel, saveView, SCOPES, view } from './store';
+
+const TYPES = ['fact', 'preference', 'lesson', 'decision', 'reference'];
+const TRUST = ['pending', 'approved', 'legacy'];
+
+function select(id: string, label: string, values: string[], current: string | undefined): HTMLElement {
+  const el = h('vscode-single-select', { id, label, 'aria-label': label, 'data-filter': id });
+  el.append(h('vscode-option', { value: '', selected: !current }, `Any ${label.toLowerCase()}`));
+  for (const v of values) el.append(h('vscode-option', { value: v, selected: current === v }, v));
+  return el;
+}
+
+export function memorySection(s: PanelState): HTMLElement {
+  const m = s.memory;
+  if (!m.available) return section('memory', 'Memory', undefined, h('p', { class: 'error', role: 'alert' }, m.error ?? 'Agent memory is not available.'));
+  const scopes = h('ul', { class: 'scopes', 'aria-label': 'Memory scopes' });
+  for (const sc of m.status?.scopes ?? []) {
+    scopes.append(h('li', { class: sc.loaded ? '' : 'error' }, icon(sc.scope === 'personal' ? 'account' : sc.scope === 'project' ? 'repo' : 'comment-discussion'), h('strong', {}, sc.scope), ` ${sc.count}/${sc.cap}`, sc.loaded ? '' : ` — not loaded: ${sc.error ?? 'unknown error'}`));
+  }
+  if (m.status?.readonly) scopes.append(h('li', { class: 'muted' }, icon('lock'), 'Read-only: changes are refused.'));
+  const f = view.filters;
+  const filters = h(
+    'div',
+    { class: 'filters', role: 'search' },
+    h('vscode-textfield', { id: 'memory-search', placeholder: 'Search memory', value: f.query ?? '', label: 'Search memory (title, body and tags)', 'aria-label': 'Search memory (title, body and tags)' }, h('span', { slot: 'content-before', class: 'codicon codicon-search search-icon', 'aria-hidden': 'true' })),
+    select('scope', 'Scope', SCOPES, f.scope),
+    select('type', 'Type', TYPES, f.type),
+    select('trust', 'Trust', TRUST, f.trust),
+    h('vscode-checkbox', { id: 'filter-flagged', label: 'Flagged', checked: f.flagged, 'aria-label': 'Only flagged entries' }),
+    h('vscode-checkbox', { id: 'filter-aged', label: 'Aged', checked: f.aged, 'aria-label': 'Only aged entries' }),
+  );
+  return section(
+    'memory',
+    'Memory',
+    panel.page?.total,
+    scopes,
+    filters,
+    h('div', { id: 'consolidate', class: 'consolidate', 'aria-live': 'polite' }),
+    h('div', { id: 'memory-list', class: 'memory-list', 'aria-busy': 'true' }),
+    h('div', { id: 'memory-pager', class: 'pager' }),
+    exchangeControls(),
+  );
+}
+
+let searchTimer: number | undefined;
+function scheduleSearch(): void {
+  window.clearTimeout(searchTimer);
+  searchTimer = window.setTimeout(() => void loadPage(), 200);
+}
+
+/** Typing in the search field: reloads from the first page once typing pauses. True when it was the search. */
+export function onSearchInput(t: Control): boolean {
+  if (t.id !== 'memory-search') return false;
+  view.filters.query = t.value ?? '';
+  view.offset = 0;
+  saveView();
+  scheduleSearch();
+  return true;
+}
+
+/** A filter changed: reloads from the first page. */
+export function onFilterChange(t: Control): void {
+  const filter = t.dataset?.filter;
+  if (filter === 'scope' || filter === 'type' || filter === 'trust') {
+    view.filters[filter] = t.value || undefined;
+  } else if (t.id === 'filter-flagged') {
+    view.filters.flagged = Boolean(t.checked);
+  } else if (t.id === 'filter-aged') {
+    view.filters.aged = Boolean(t.checked);
+  } else {
+    return;
+  }
+  view.offset = 0;
+  saveView();
+  void loadPage();
+}
