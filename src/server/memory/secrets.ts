@@ -3,6 +3,8 @@
  * into later sessions and, for the project scope, committed to git — so a write that carries one is
  * refused outright (never stored, never echoed back). Not a secret scanner; a seatbelt.
  */
+import { MemoryError } from './errors';
+
 export interface SecretHit {
   /** What it looks like, for the refusal message. Never the secret itself. */
   kind: string;
@@ -41,4 +43,17 @@ export function findSecret(text: string): SecretHit | undefined {
     }
   }
   return undefined;
+}
+
+/** Refuses a write whose title, body or tags carry an obvious secret (MemoryError 'invalid'; nothing is stored). */
+export function refuseSecrets(fields: { title?: string; body?: string; tags?: readonly string[] }): void {
+  for (const [name, value] of [
+    ['title', fields.title],
+    ['body', fields.body],
+    ['tags', fields.tags?.join(' ')],
+  ] as const) {
+    if (!value) continue;
+    const hit = findSecret(value);
+    if (hit) throw new MemoryError('invalid', `This looks like ${hit.kind} (in the ${name}); secrets are never remembered. Remove it and try again — nothing was stored.`);
+  }
 }

@@ -1,0 +1,123 @@
+/**
+ * Owns what an entry looks like when read: the threat scan judged again on every read (cached), aging,
+ * the trust rules that decide whether a model may see an entry, and the view sent to people and models.
+ */
+import type { MemoryEntryView, MemoryFinding } from '../../shared/memorySchemas';
+import { RULESET_VERSION } from '../threat/threatScanner';
+import type { StoredEntry } from './memoryEntry';
+import type { MemoryState } from './memoryState';
+
+interface Judgement {
+  findings: MemoryFinding[];
+  reviewed: boolean;
+  flagged: boolean;
+}
+
+/**
+ * Findings for this content now (title, body and tags judged together; offsets per field). Cached by
+ * revision for this process's rule set (RULESET_VERSION is fixed for the life of a process).
+ */
+export function findingsOf(st: MemoryState, e: StoredEntry): MemoryFinding[] {
+  let out = st.judgedByEntry.get(e) ?? st.judged.get(e.revision);
+  if (out) {
+    st.judgedByEntry.set(e, out);
+    return out;
+  }
+  const tags = e.tags.join(', ');
+  const bodyStart = e.title.length + 2;
+  const tagsStart = bodyStart + e.body.length + 2;
+  const text = `${e.title}\n\n${e.body}\n\n${tags}`;
+  out = st.deps.scan(text).map((f): MemoryFinding => {
+    const [field, base, length] = f.start < bodyStart ? (['title', 0, e.title.length] as const) : f.start < tagsStart ? (['body', bodyStart, e.body.length] as const) : (['tags', tagsStart, tags.length] as const);
+    const start = Math.max(0, Math.min(length, f.start - base));
+    const end = Math.max(start, Math.min(length, f.end - base));
+    return { ruleId: f.ruleId, category: f.category, message: f.message, field, start, end };
+  });
+  st.judged.set(e.revision, out);
+  st.judgedByEntry.set(e, out);
+  return out;
+}
+
+/** Findings, and whether a person's review of this exact revision (under this rule set) clears them. */
+export function judge(st: MemoryState, e: StoredEntry): Judgement {
+  const findings = findingsOf(st, e);
+  if (findings.length === 0) return { findings, reviewed: false, flagged: false };
+  const reviewed = st.deps.reviews?.isReviewed(`memory:${e.id}`, e.revision, RULESET_VERSION) ?? false;
+  return { findings, reviewed, flagged: !reviewed };
+}
+
+export function isAged(st: MemoryState, e: StoredEntry, now: number): boolean {
+  if (e.expiresAt) {
+    const t = Date.parse(e.expiresAt);
+    if (!Number.isNaN(t) && now >= t) return true;
+  }
+  if (st.config.maxAgeDays > 0) {
+    const created = Date.parse(e.createdAt);
+    if (!Number.isNaN(created) && now - created > st.config.maxAgeDays * 86_400_000) return true;
+  }
+  return false;
+}
+
+/** Trust alone: approved, or pending and written by this session; session scope only for its session. */
+function trusted(e: StoredEntry, sessionKey: string | undefined): boolean {
+  if (e.scope === 'session' && (sessionKey === undefined || e.sessionKey !== sessionKey)) return false;
+  if (e.trust.state === 'approved') return true;
+  return e.trust.state === 'pending' && sessionKey !== undefined && e.provenance.sessionKey === sessionKey;
+}
+
+/**
+ * Whether a model asking for `sessionKey` may see `e` (recall, read-for-model, the index): not flagged by
+ * the threat scan (a person's review of that exact revision clears it), not aged, not marked wrong by a
+ * person, not consolidated into another entry, not superseded by an entry this viewer may see, and trusted:
+ * approved, or pending and written by this very session. Legacy entries never. Session-scope entries only
+ * to their own session.
+ */
+export function modelView(st: MemoryState, e: StoredEntry, sessionKey: string | undefined, now: number): boolean {
+  if (!trusted(e, sessionKey)) return false;
+  if (e.consolidatedInto || e.status === 'archived') return false;
+  if (e.wrongFlags.length > 0) return false;
+  if (e.supersededBy) {
+    // Superseded only for a viewer who sees the replacement: an unapproved or flagged restatement never
+    // takes an approved entry away from other sessions.
+    const by = st.scopes[e.scope].byId.get(e.supersededBy);
+    if (by && trusted(by, sessionKey) && !judge(st, by).flagged) return false;
+  } else if (e.status === 'superseded') {
+    return false;
+  }
+  if (isAged(st, e, now)) return false;
+  return !judge(st, e).flagged;
+}
+
+export function toView(st: MemoryState, e: StoredEntry, now: number): MemoryEntryView {
+  const j = judge(st, e);
+  return {
+    id: e.id,
+    scope: e.scope,
+    type: e.type,
+    ...(e.type === 'decision' ? { status: e.status ?? 'active' } : {}),
+    title: e.title,
+    body: e.body,
+    tags: [...e.tags],
+    importance: e.importance,
+    confidence: e.confidence,
+    provenance: { sourceKind: e.provenance.sourceKind, identity: e.provenance.identity, ...(e.provenance.sessionKey !== undefined ? { sessionKey: e.provenance.sessionKey } : {}), at: e.provenance.at },
+    trust: { state: e.trust.state, ...(e.trust.approvedBy !== undefined ? { approvedBy: e.trust.approvedBy } : {}), ...(e.trust.approvedAt !== undefined ? { approvedAt: e.trust.approvedAt } : {}) },
+    revision: e.revision,
+    createdAt: e.createdAt,
+    updatedAt: e.updatedAt,
+    ...(e.supersededBy ? { supersededBy: e.supersededBy } : {}),
+    ...(e.consolidatedFrom ? { consolidatedFrom: [...e.consolidatedFrom] } : {}),
+    ...(e.consolidatedInto ? { consolidatedInto: e.consolidatedInto } : {}),
+    ...(e.expiresAt ? { expiresAt: e.expiresAt } : {}),
+    wrongFlags: e.wrongFlags.map((f) => ({ reason: f.reason, by: f.by, at: f.at })),
+    flagged: j.flagged,
+    findings: j.findings.map((f) => ({ ...f })),
+    reviewed: j.reviewed,
+    aged: isAged(st, e, now),
+  };
+}
+
+/** The view of `e` as of now: what every write hands back. */
+export function viewNow(st: MemoryState, e: StoredEntry): MemoryEntryView {
+  return toView(st, e, st.now().getTime());
+}
