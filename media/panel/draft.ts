@@ -3,7 +3,7 @@
 import type { PanelState } from '../../src/shared/panelProtocol';
 import type { Actions } from './dom';
 import { act } from './feedback';
-import { pinChoice, pinsBlock, unpinTarget } from './pins';
+import { focusAfterUnpin, pinChoice, pinsBlock, unpinTarget } from './pins';
 import { h, icon } from './render';
 import { request } from './rpc';
 
@@ -16,7 +16,7 @@ export function draftCard(s: PanelState): HTMLElement {
 export const draftActions: Actions = {
   'draft-unpin': async ({ target }) => {
     const { pin } = unpinTarget(target);
-    await act('Unpin', () => request('draft/updatePins', { remove: [pin] }), `Unpinned ${pin} from the next chat`);
+    if (await act('Unpin', () => request('draft/updatePins', { remove: [pin] }), `Unpinned ${pin} from the next chat`)) focusAfterUnpin(target);
   },
   'draft-pin': async ({ target }) => {
     const { choice } = pinChoice(target);

@@ -35,5 +35,5 @@ export function flaggedSection(s: PanelState): HTMLElement {
   if (s.memory.on) renderMemoryRows(flaggedMemory, s.memory.flagged, rowUi(), 'flagged');
   flaggedBody.append(flaggedMemory);
   if (s.memory.on && s.memory.flaggedTotal > s.memory.flagged.length) flaggedBody.append(h('p', { class: 'muted' }, `${s.memory.flaggedTotal - s.memory.flagged.length} more flagged memory entries: filter the memory list by "Flagged".`));
-  return section('flagged', 'Flagged', flaggedCount, flaggedBody);
+  return section('flagged', 'Flagged', { n: flaggedCount, label: `${flaggedCount} withheld from the agent` }, flaggedBody);
 }

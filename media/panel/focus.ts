@@ -98,10 +98,47 @@ export async function restoreFocus(snap: FocusSnapshot | undefined): Promise<voi
   control.scrollTop = snap.scrollTop;
 }
 
-/** Runs a rebuild and keeps the focused control (by key) with its text and caret. */
+/** Focuses `el` once its custom element (if it is one) has rendered its inner control. */
+export async function focusWhenReady(el: HTMLElement, opts?: FocusOptions): Promise<void> {
+  const host = el as HTMLElement & { updateComplete?: Promise<unknown> };
+  if (host.updateComplete) await host.updateComplete;
+  if (el.isConnected) el.focus(opts);
+}
+
+/**
+ * Where focus goes when an action's control disappears with the next rebuild (Save closes the editor, an
+ * unpinned pin leaves its list): the first of `selectors` that matches then. Used only when focus is lost,
+ * and only within a few seconds of the action.
+ */
+let fallback: { selectors: string[]; until: number } | undefined;
+const FALLBACK_MS = 5_000;
+
+export function focusAfterRebuild(...selectors: string[]): void {
+  fallback = { selectors, until: Date.now() + FALLBACK_MS };
+  void applyFallback(); // the rebuild may have come first (a live update before the answer)
+}
+
+async function applyFallback(): Promise<void> {
+  if (!fallback || !focusLost()) return;
+  const { selectors, until } = fallback;
+  if (Date.now() > until) {
+    fallback = undefined;
+    return;
+  }
+  for (const sel of selectors) {
+    const el = document.querySelector(sel);
+    if (el instanceof HTMLElement) {
+      fallback = undefined;
+      await focusWhenReady(el);
+      return;
+    }
+  }
+}
+
+/** Runs a rebuild and keeps the focused control (by key) with its text and caret, or takes the action's fallback. */
 export function keepingFocus<T>(rebuild: () => T): T {
   const snap = captureFocus();
   const result = rebuild();
-  void restoreFocus(snap);
+  void restoreFocus(snap).then(applyFallback);
   return result;
 }

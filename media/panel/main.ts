@@ -4,9 +4,10 @@ import { onSwitchChange, panelActions, showState } from './app';
 import { consolidateActions, onDraftInput, onSelectChange } from './consolidate';
 import { actionContext, closest, type ActionContext, type Actions, type Control } from './dom';
 import { draftActions } from './draft';
-import { exchangeActions } from './exchange';
+import { fitDropdowns } from './dropdown';
+import { exchangeActions, onExchangeChange } from './exchange';
 import { cancelItemPart, flaggedActions } from './flaggedActions';
-import { cancelEntryPart, memoryActions, onInlineInput } from './memoryActions';
+import { cancelEntryPart, memoryActions, onInlineEnter, onInlineInput } from './memoryActions';
 import { loadPage, pagerActions } from './memoryList';
 import { onFilterChange, onSearchInput } from './memorySection';
 import { listenToHost, sayReady } from './rpc';
@@ -51,16 +52,24 @@ document.addEventListener('input', (ev) => {
   onInlineInput(t);
 });
 
+// Enter submits a one-line inline field (the "What is wrong?" reason).
+document.addEventListener('keydown', (ev) => {
+  const t = ev.target as Control | null;
+  if (t) onInlineEnter(ev, t);
+});
+
 // Capture phase: vscode-single-select's `change` does not bubble, so a bubbling listener never saw the filters change.
 document.addEventListener(
   'change',
   (ev) => {
     const t = ev.target as Control | null;
     if (!t) return;
-    if (onSwitchChange(t) || onSelectChange(t)) return;
+    if (onSwitchChange(t) || onSelectChange(t) || onExchangeChange(t)) return;
     onFilterChange(t);
   },
   true,
 );
+
+fitDropdowns();
 
 sayReady();

@@ -2,7 +2,7 @@
 // consolidate bar over the selection, and the page-prev / page-next actions.
 import type { ActionContext, Actions } from './dom';
 import { keepingFocus } from './focus';
-import { button, h, renderMemoryRows } from './render';
+import { button, h, isActiveEntry, renderMemoryRows } from './render';
 import { request } from './rpc';
 import { PAGE_SIZE, panel, rowUi, saveView, selected, view } from './store';
 
@@ -59,8 +59,11 @@ export function renderMemoryListNow(): void {
   else renderMemoryRows(list, page.rows, rowUi());
   const from = page.total === 0 ? 0 : page.offset + 1;
   const to = page.offset + page.rows.length;
+  // The list keeps consolidated and superseded entries (with where they went); the counts above do not.
+  const inactive = page.rows.filter((r) => !isActiveEntry(r.entry)).length;
+  const note = inactive === 0 ? '' : ` — including ${page.rows.length === page.total ? inactive : 'some'} consolidated or superseded, not counted as active`;
   pager.replaceChildren(
-    h('span', { class: 'muted', 'aria-live': 'polite' }, `${from}–${to} of ${page.total.toLocaleString()}`),
+    h('span', { class: 'muted', 'aria-live': 'polite' }, `${from}–${to} of ${page.total.toLocaleString()} entries listed${note}`),
     button('Previous', { icon: 'chevron-left', secondary: true, action: 'page-prev', disabled: page.offset === 0, label: 'Previous page' }),
     button('Next', { icon: 'chevron-right', secondary: true, action: 'page-next', disabled: to >= page.total, label: 'Next page' }),
   );
@@ -80,9 +83,16 @@ export function renderConsolidate(): void {
     return;
   }
   const draft = panel.consolidateDraft;
+  const error = panel.consolidateError;
   bar.replaceChildren(
     h('p', {}, `Consolidate ${selected.size} selected entries into one (the sources stay, marked consolidated):`),
-    h('label', { class: 'field' }, 'Title', h('vscode-textfield', { id: 'consolidate-title', value: draft.title, maxlength: 80, label: 'Title of the consolidated entry', 'aria-label': 'Title of the consolidated entry' })),
+    h(
+      'label',
+      { class: 'field' },
+      'Title',
+      h('vscode-textfield', { id: 'consolidate-title', value: draft.title, maxlength: 80, label: 'Title of the consolidated entry', 'aria-label': 'Title of the consolidated entry', invalid: Boolean(error) }),
+    ),
+    error ? h('p', { id: 'consolidate-error', class: 'error', role: 'alert' }, error) : '',
     h('label', { class: 'field' }, 'Body', h('vscode-textarea', { id: 'consolidate-body', value: draft.body, rows: 3, label: 'Body of the consolidated entry', 'aria-label': 'Body of the consolidated entry' })),
     h('div', { class: 'actions' }, button(`Consolidate ${selected.size}`, { icon: 'merge', action: 'consolidate' }), button('Clear selection', { secondary: true, action: 'clear-selection' })),
   );

@@ -6,7 +6,7 @@ import { exchangeControls } from './exchange';
 import { loadPage } from './memoryList';
 import { h, icon } from './render';
 import { section } from './section';
-import { panel, saveView, SCOPES, view } from './store';
+import { saveView, SCOPES, view } from './store';
 
 const TYPES = ['fact', 'preference', 'lesson', 'decision', 'reference'];
 const TRUST = ['pending', 'approved', 'legacy'];
@@ -21,9 +21,17 @@ function select(id: string, label: string, values: string[], current: string | u
 export function memorySection(s: PanelState): HTMLElement {
   const m = s.memory;
   if (!m.available) return section('memory', 'Memory', undefined, h('p', { class: 'error', role: 'alert' }, m.error ?? 'Agent memory is not available.'));
+  // One count everywhere: active entries (not superseded, consolidated or archived), what the caps count.
+  // The section's badge is the sum of the scopes listed under it, and says so.
+  const all = m.status?.scopes ?? [];
+  const loaded = all.filter((sc) => sc.loaded);
+  const active = loaded.reduce((n, sc) => n + sc.count, 0);
+  const total = `${active} active ${active === 1 ? 'entry' : 'entries'} in ${loaded.length} ${loaded.length === 1 ? 'scope' : 'scopes'}`;
+  const summary = h('p', { id: 'memory-count', class: 'scopes-summary' }, total, all.length > loaded.length ? ` (${all.length - loaded.length} not loaded)` : '', ':');
   const scopes = h('ul', { class: 'scopes', 'aria-label': 'Memory scopes' });
-  for (const sc of m.status?.scopes ?? []) {
-    scopes.append(h('li', { class: sc.loaded ? '' : 'error' }, icon(sc.scope === 'personal' ? 'account' : sc.scope === 'project' ? 'repo' : 'comment-discussion'), h('strong', {}, sc.scope), ` ${sc.count}/${sc.cap}`, sc.loaded ? '' : ` — not loaded: ${sc.error ?? 'unknown error'}`));
+  for (const sc of all) {
+    const count = sc.loaded ? h('span', { class: 'scope-count', 'data-count': sc.count, title: `${sc.count} active of at most ${sc.cap}` }, ` ${sc.count} active / ${sc.cap} max`) : ` — not loaded: ${sc.error ?? 'unknown error'}`;
+    scopes.append(h('li', { class: sc.loaded ? '' : 'error', 'data-scope': sc.scope }, icon(sc.scope === 'personal' ? 'account' : sc.scope === 'project' ? 'repo' : 'comment-discussion'), h('strong', {}, sc.scope), count));
   }
   if (m.status?.readonly) scopes.append(h('li', { class: 'muted' }, icon('lock'), 'Read-only: changes are refused.'));
   const f = view.filters;
@@ -40,7 +48,8 @@ export function memorySection(s: PanelState): HTMLElement {
   return section(
     'memory',
     'Memory',
-    panel.page?.total,
+    m.status ? { n: active, label: total } : undefined,
+    summary,
     scopes,
     filters,
     h('div', { id: 'consolidate', class: 'consolidate', 'aria-live': 'polite' }),

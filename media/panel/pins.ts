@@ -1,6 +1,7 @@
 // Pin lists and the pin picker that session cards and the next-chat draft share, and reading which pin a
 // click on them means.
 import { closest, type Control } from './dom';
+import { focusAfterRebuild } from './focus';
 import { badge, button, h, icon } from './render';
 import { panel } from './store';
 
@@ -45,6 +46,17 @@ export function pinsBlock(o: PinsOf): [HTMLElement, HTMLElement] {
   if (o.pins.length === 0) list.append(h('li', { class: 'muted' }, o.empty));
   for (const p of o.pins) list.append(pinRow(p, o.scopeLabel, `${o.prefix}-unpin`, o.key, o.withheld?.includes(p) ?? false));
   return [list, pinPicker(o.pins, o.scopeLabel, `${o.prefix}-pin`, o.key)];
+}
+
+/**
+ * After an unpin the pin's row goes with the next state: focus moves to the card's next unpin button, or
+ * to its picker when nothing is pinned any more.
+ */
+export function focusAfterUnpin(target: HTMLElement): void {
+  const card = closest(target, 'article.session');
+  const key = card?.dataset.key;
+  const sel = key ? `article.session[data-key="${CSS.escape(key)}"]` : 'article.session.draft';
+  focusAfterRebuild(`${sel} [data-action$="-unpin"]`, `${sel} [data-role="pin-choice"]`);
 }
 
 /** The pin an unpin button is on, and its session key ('' for the draft). */

@@ -65,28 +65,42 @@ export function badge(text: string, kind: string): HTMLElement {
   return h('span', { class: `tag tag-${kind}` }, text);
 }
 
-/** `excerpt before <mark>match</mark> after`, built from text nodes. */
-export function highlighted(span: Pick<SpanView, 'text' | 'start' | 'end'>): HTMLElement {
-  const start = Math.max(0, Math.min(span.start, span.text.length));
-  const end = Math.max(start, Math.min(span.end, span.text.length));
-  const quote = document.createElement('blockquote');
-  quote.className = 'span';
-  quote.append(document.createTextNode(span.text.slice(0, start)));
-  const mark = document.createElement('mark');
-  mark.textContent = span.text.slice(start, end);
-  quote.append(mark, document.createTextNode(span.text.slice(end)));
-  return quote;
+/** `text` into `el` as text nodes, each range (UTF-16, half-open; overlapping ones merged) in a `<mark>`. */
+export function appendMarked(el: HTMLElement, text: string, ranges: { start: number; end: number }[]): HTMLElement {
+  const clamp = (n: number) => Math.max(0, Math.min(n, text.length));
+  const sorted = ranges.map((r) => ({ start: clamp(r.start), end: clamp(Math.max(r.start, r.end)) })).sort((a, b) => a.start - b.start);
+  let at = 0;
+  for (const r of sorted) {
+    const start = Math.max(at, r.start);
+    if (r.end <= start) continue;
+    el.append(document.createTextNode(text.slice(at, start)));
+    const mark = document.createElement('mark');
+    mark.textContent = text.slice(start, r.end);
+    el.append(mark);
+    at = r.end;
+  }
+  el.append(document.createTextNode(text.slice(at)));
+  return el;
 }
 
-/** The warning every flagged entry carries: the sentence, each rule that matched, the highlighted span. */
-export function withheldWarning(warning: string, rules: string[], spans: SpanView[]): HTMLElement {
+/** `excerpt before <mark>match</mark> after`, built from text nodes. */
+export function highlighted(span: Pick<SpanView, 'text' | 'start' | 'end'>): HTMLElement {
+  return appendMarked(h('blockquote', { class: 'span' }), span.text, [span]);
+}
+
+/**
+ * The warning every flagged entry carries: the sentence, each rule that matched, the highlighted span.
+ * `bodyShown`: the card shows its body with the matches marked, so a match in the body is not quoted again.
+ */
+export function withheldWarning(warning: string, rules: string[], spans: SpanView[], bodyShown = false): HTMLElement {
   const box = h('div', { class: 'withheld', role: 'note' });
   box.append(h('p', { class: 'withheld-title' }, icon('shield'), h('strong', {}, warning)));
   const ruleIds = rules.length > 0 ? rules : [...new Set(spans.map((s) => s.ruleId))];
   box.append(h('p', { class: 'rules' }, 'Rule: ', ...ruleIds.flatMap((r, i) => [i > 0 ? ', ' : '', h('code', { class: 'rule' }, r)])));
   for (const s of spans) {
-    box.append(h('p', { class: 'rule-message muted' }, `${s.ruleId} (${s.category})${s.field ? ` in the ${s.field}` : ''}: ${s.message}`));
-    box.append(highlighted(s));
+    const inBody = bodyShown && s.field === 'body';
+    box.append(h('p', { class: 'rule-message muted' }, `${s.ruleId} (${s.category})${s.field ? ` in the ${s.field}` : ''}: ${s.message}${inBody ? ' (marked in the body below)' : ''}`));
+    if (!inBody) box.append(highlighted(s));
   }
   return box;
 }
@@ -96,6 +110,8 @@ export interface RowUi {
   selected: ReadonlySet<string>;
   /** The inline part open on an entry (editor, flag-wrong reason, forget preview), by id. */
   inline: ReadonlyMap<string, InlinePart>;
+  /** Flagged entries shown in full in the Flagged section: the list shows them as a compact row pointing there. */
+  inFlagged?: ReadonlySet<string>;
 }
 
 export type InlinePart =
@@ -108,39 +124,71 @@ const when = (iso: string) => {
   return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
 };
 
-/** One memory entry. Actions carry `data-action` and the card `data-id`; main.ts delegates the clicks. */
-export function memoryRow(row: MemoryEntryRow, ui: RowUi, where: 'list' | 'flagged' = 'list'): HTMLElement {
+/** Whether an entry counts as active, as the scope counts do: not superseded, consolidated or archived. */
+export function isActiveEntry(e: MemoryEntryRow['entry']): boolean {
+  return !e.supersededBy && !e.consolidatedInto && e.status !== 'archived' && e.status !== 'superseded';
+}
+
+/** The entry another one names, by its title (resolved by the host); the id only when it is gone. */
+function linked(row: MemoryEntryRow, id: string): string {
+  const title = row.links?.[id];
+  if (title !== undefined) return `“${title}”`;
+  return row.links ? `${id} (no longer stored)` : id;
+}
+
+function entryHead(row: MemoryEntryRow, ui: RowUi, selectable: boolean): HTMLElement {
   const e = row.entry;
-  const card = h('article', { class: `entry${e.flagged ? ' flagged' : ''}`, 'data-id': e.id, 'data-revision': e.revision, 'data-where': where, 'aria-label': `Memory entry: ${e.title}` });
   const head = h('div', { class: 'entry-head' });
-  if (where === 'list') {
-    head.append(h('input', { type: 'checkbox', class: 'select', 'data-action': 'select', checked: ui.selected.has(e.id), 'aria-label': `Select ${e.title} for consolidation`, title: 'Select for consolidation' }));
-  }
+  if (selectable) head.append(h('input', { type: 'checkbox', class: 'select', 'data-action': 'select', checked: ui.selected.has(e.id), 'aria-label': `Select ${e.title} for consolidation`, title: 'Select for consolidation' }));
   head.append(h('span', { class: 'entry-title' }, e.title));
   if (row.badge) head.append(badge(row.badge, row.badge));
   head.append(badge(e.type, 'type'), badge(e.scope, 'scope'), badge(e.trust.state, `trust-${e.trust.state}`));
   if (e.status && e.status !== 'active') head.append(badge(e.status, 'status'));
+  else if (!isActiveEntry(e)) head.append(badge(e.consolidatedInto ? 'consolidated' : 'superseded', 'status'));
   if (e.flagged) head.append(badge('flagged', 'flagged'));
   if (e.reviewed) head.append(badge('reviewed', 'reviewed'));
   if (e.aged) head.append(badge('aged', 'aged'));
   if (e.wrongFlags.length > 0) head.append(badge(`wrong ×${e.wrongFlags.length}`, 'wrong'));
-  card.append(head);
-  if (e.flagged) card.append(withheldWarning(ui.warning, [...new Set(e.findings.map((f) => f.ruleId))], row.spans));
-  if (e.body) card.append(h('p', { class: 'entry-body' }, e.body));
+  return head;
+}
+
+/** A flagged entry in the memory list when the Flagged section shows it in full: one line pointing there. */
+function flaggedPointer(row: MemoryEntryRow, ui: RowUi): HTMLElement {
+  const e = row.entry;
+  return h(
+    'article',
+    { class: 'entry flagged compact', 'data-id': e.id, 'data-revision': e.revision, 'data-where': 'list', 'aria-label': `Flagged memory entry: ${e.title} (shown in full under Flagged)` },
+    entryHead(row, ui, false),
+    h('p', { class: 'pointer' }, icon('shield'), h('span', { class: 'muted' }, 'Withheld from the agent: review it in the Flagged section.'), button('Show in Flagged', { icon: 'arrow-down', secondary: true, action: 'mem-show-flagged', label: `Show ${e.title} in the Flagged section` })),
+  );
+}
+
+/** One memory entry. Actions carry `data-action` and the card `data-id`; main.ts delegates the clicks. */
+export function memoryRow(row: MemoryEntryRow, ui: RowUi, where: 'list' | 'flagged' = 'list'): HTMLElement {
+  const e = row.entry;
+  if (where === 'list' && e.flagged && ui.inFlagged?.has(e.id)) return flaggedPointer(row, ui);
+  const card = h('article', { class: `entry${e.flagged ? ' flagged' : ''}`, 'data-id': e.id, 'data-revision': e.revision, 'data-where': where, 'aria-label': `Memory entry: ${e.title}` });
+  card.append(entryHead(row, ui, where === 'list'));
+  // The body once: a match in it is marked in place, not quoted again in the warning.
+  if (e.flagged) card.append(withheldWarning(ui.warning, [...new Set(e.findings.map((f) => f.ruleId))], row.spans, Boolean(e.body)));
+  if (e.body) card.append(appendMarked(h('p', { class: 'entry-body' }), e.body, e.flagged ? e.findings.filter((f) => f.field === 'body') : []));
   const meta = [`${e.provenance.sourceKind} · ${e.provenance.identity}`, `updated ${when(e.updatedAt)}`];
   if (e.tags.length > 0) meta.push(`tags: ${e.tags.join(', ')}`);
-  if (e.supersededBy) meta.push(`superseded by ${e.supersededBy}`);
-  if (e.consolidatedInto) meta.push(`consolidated into ${e.consolidatedInto}`);
+  if (e.supersededBy) meta.push(`superseded by ${linked(row, e.supersededBy)}`);
+  if (e.consolidatedInto) meta.push(`consolidated into ${linked(row, e.consolidatedInto)}`);
+  if (e.consolidatedFrom?.length) meta.push(`consolidated from ${e.consolidatedFrom.map((id) => linked(row, id)).join(', ')}`);
   card.append(h('p', { class: 'entry-meta muted' }, meta.join(' — ')));
   for (const w of e.wrongFlags.slice(-3)) card.append(h('p', { class: 'entry-meta muted' }, `Flagged wrong by ${w.by}: ${w.reason}`));
 
   const actions = h('div', { class: 'actions', role: 'group', 'aria-label': `Actions on ${e.title}` });
   actions.append(button('Edit', { icon: 'edit', secondary: true, action: 'mem-edit', label: `Edit ${e.title}` }));
-  if (e.trust.state !== 'approved') actions.append(button('Approve', { icon: 'check', action: 'mem-approve', label: `Approve ${e.title}` }));
-  if (e.flagged) actions.append(button('Mark reviewed', { icon: 'pass', secondary: true, action: 'mem-reviewed', label: `Mark ${e.title} reviewed — not a threat` }));
+  // Approving a flagged entry would not clear its flag: only "Mark reviewed" does, so Approve is not offered.
+  if (!e.flagged && e.trust.state !== 'approved') actions.append(button('Approve', { icon: 'check', action: 'mem-approve', label: `Approve ${e.title}` }));
+  if (e.flagged) actions.append(button('Mark reviewed — not a threat', { icon: 'pass', secondary: true, action: 'mem-reviewed', label: `Mark ${e.title} reviewed — not a threat` }));
   actions.append(button('Flag wrong', { icon: 'report', secondary: true, action: 'mem-flag', label: `Flag ${e.title} as wrong` }));
   actions.append(button('Forget', { icon: 'trash', secondary: true, action: 'mem-forget', label: `Forget ${e.title}` }));
   card.append(actions);
+  if (e.flagged) card.append(h('p', { class: 'hint muted' }, 'Approving does not clear a flag. If this text is safe, mark it reviewed: this exact content is no longer withheld, and any edit is judged again.'));
 
   const part = ui.inline.get(e.id);
   if (part) card.append(inlinePart(e.title, part));

@@ -3,9 +3,16 @@
 import { h } from './render';
 import { saveView, view } from './store';
 
-export function section(id: 'sessions' | 'memory' | 'flagged', title: string, count: number | undefined, ...children: Node[]): HTMLElement {
+/** A section's count: the number on its badge, and what it counts (its accessible name and tooltip). */
+export interface SectionCount {
+  n: number;
+  label: string;
+}
+
+export function section(id: 'sessions' | 'memory' | 'flagged', title: string, count: SectionCount | undefined, ...children: Node[]): HTMLElement {
   const details = h('details', { id: `section-${id}`, open: view.open[id] }) as HTMLDetailsElement;
-  details.append(h('summary', {}, h('h2', {}, title, count !== undefined ? ' ' : '', count !== undefined ? h('vscode-badge', { variant: 'counter', 'aria-label': `${count}` }, String(count)) : '')));
+  const counter = count ? h('vscode-badge', { variant: 'counter', 'aria-label': count.label, title: count.label }, String(count.n)) : '';
+  details.append(h('summary', {}, h('h2', {}, title, count ? ' ' : '', counter)));
   details.append(h('div', { class: 'section-body' }, ...children));
   details.addEventListener('toggle', () => {
     view.open[id] = details.open;

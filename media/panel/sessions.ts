@@ -4,7 +4,7 @@ import type { PanelState, SessionView } from '../../src/shared/panelProtocol';
 import type { Actions } from './dom';
 import { draftCard } from './draft';
 import { act } from './feedback';
-import { pinChoice, pinsBlock, unpinTarget } from './pins';
+import { focusAfterUnpin, pinChoice, pinsBlock, unpinTarget } from './pins';
 import { badge, h, icon } from './render';
 import { request } from './rpc';
 import { section } from './section';
@@ -50,13 +50,13 @@ export function sessionsSection(s: PanelState): HTMLElement {
   if (s.sessions.length === 0) sessions.append(h('p', { class: 'muted' }, 'No sessions yet. A session starts with its first @knowledge message.'));
   for (const sv of s.sessions) sessions.append(sessionCard(sv));
   if (s.sessionsTotal > s.sessions.length) sessions.append(h('p', { class: 'muted' }, `${s.sessionsTotal - s.sessions.length} older sessions not shown.`));
-  return section('sessions', 'Sessions', s.sessions.length, sessions);
+  return section('sessions', 'Sessions', { n: s.sessions.length, label: `${s.sessions.length} sessions shown` }, sessions);
 }
 
 export const sessionActions: Actions = {
   'session-unpin': async ({ target }) => {
     const { pin, key } = unpinTarget(target);
-    await act('Unpin', () => request('session/updatePins', { key, remove: [pin] }), `Unpinned ${pin}`);
+    if (await act('Unpin', () => request('session/updatePins', { key, remove: [pin] }), `Unpinned ${pin}`)) focusAfterUnpin(target);
   },
   'session-pin': async ({ target }) => {
     const { choice, key } = pinChoice(target);

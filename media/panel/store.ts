@@ -18,7 +18,14 @@ function loadViewState(): PanelViewState {
   const s = vscode.getState() as Partial<PanelViewState> | undefined;
   const base: PanelViewState = { v: 1, open: { sessions: true, memory: true, flagged: true }, filters: {}, offset: 0, selected: [] };
   if (!s || s.v !== 1) return base;
-  return { ...base, ...s, open: { ...base.open, ...(s.open ?? {}) }, filters: { ...(s.filters ?? {}) }, selected: Array.isArray(s.selected) ? s.selected.filter((x) => typeof x === 'string') : [] };
+  return {
+    ...base,
+    ...s,
+    open: { ...base.open, ...(s.open ?? {}) },
+    filters: { ...(s.filters ?? {}) },
+    selected: Array.isArray(s.selected) ? s.selected.filter((x) => typeof x === 'string') : [],
+    exchange: { ...(s.exchange ?? {}) },
+  };
 }
 
 export const view = loadViewState();
@@ -30,7 +37,9 @@ export const panel: {
   page: MemoryPage | undefined;
   pageError: string | undefined;
   consolidateDraft: { title: string; body: string };
-} = { state: undefined, page: undefined, pageError: undefined, consolidateDraft: { title: '', body: '' } };
+  /** Why the last Consolidate was refused (shown in the form until the title is given). */
+  consolidateError: string | undefined;
+} = { state: undefined, page: undefined, pageError: undefined, consolidateDraft: { title: '', body: '' }, consolidateError: undefined };
 
 export const inline = new Map<string, InlinePart>();
 export const selected = new Set<string>(view.selected);
@@ -42,5 +51,7 @@ export function saveSelection(): void {
 }
 
 export function rowUi(): RowUi {
-  return { warning: panel.state?.withheldWarning ?? 'Withheld from the agent — reads as an instruction', selected, inline };
+  const memory = panel.state?.memory;
+  const inFlagged = new Set(memory?.on ? memory.flagged.map((r) => r.entry.id) : []);
+  return { warning: panel.state?.withheldWarning ?? 'Withheld from the agent — reads as an instruction', selected, inline, inFlagged };
 }

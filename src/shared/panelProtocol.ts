@@ -158,6 +158,11 @@ export interface MemoryEntryRow {
   entry: MemoryEntryView;
   badge: 'new' | 'changed' | null;
   spans: SpanView[];
+  /**
+   * Titles of the entries this one names (`supersededBy`, `consolidatedInto`, `consolidatedFrom`), resolved by
+   * the host so the card never shows a bare id; an id missing here is no longer stored.
+   */
+  links?: Record<string, string>;
 }
 
 export interface MemoryPage {
@@ -188,7 +193,8 @@ export interface PanelResults {
   'memory/forget': ForgetPlan;
   'memory/markReviewed': MemoryEntryView;
   'memory/export': string | null;
-  'memory/import': ImportResult | null;
+  /** `summary`: what the import did, in one sentence for people (the host's notification says the same). */
+  'memory/import': (ImportResult & { summary: string }) | null;
   'item/open': null;
   'item/markReviewed': null;
   'item/forget': null;
@@ -243,6 +249,8 @@ export interface PanelViewState {
   filters: { scope?: string; type?: string; trust?: string; flagged?: boolean; aged?: boolean; query?: string };
   offset: number;
   selected: string[];
+  /** The scope and format chosen for export and import (optional: older saved states have none). */
+  exchange?: { scope?: string; format?: string };
 }
 
 /** The rule text the panel shows on every flagged entry. One sentence, one place. */

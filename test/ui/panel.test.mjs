@@ -17,7 +17,7 @@ import {
   QUIET_SETTINGS, activityBarItem, copyDir, launchBrowser, newWorkbenchPage, repoRoot, startCodeServer, tempDir,
   waitFor, workbenchUrl, writeUserSettings,
 } from '../../scripts/vscodeWeb.mjs';
-import { ATTACK, EXTENSION_ID, WARNING, extensionDir, openPanel, panelFrame, resultsDir } from './panelShared.mjs';
+import { ATTACK, EXTENSION_ID, WARNING, extensionDir, focusState, openPanel, panelFrame, resultsDir } from './panelShared.mjs';
 
 const SCRIPT_TEXT = "<script>console.log('sk-side-effect-script')</script>";
 const IMG_TEXT = "<img src=x onerror=alert('sk-side-effect-img')>";
@@ -199,6 +199,12 @@ for (const { name, theme } of [
         await page.locator('.tabs-container .tab', { hasText: 'exfil.md' }).waitFor({ timeout: 30_000 });
 
         // Mark reviewed reaches .knowledge/reviews.json, and the note leaves the Flagged section.
+        // Every inline confirmation starts on Cancel (Enter twice never confirms); Cancel gives focus back.
+        await deploy.getByRole('button', { name: /^Mark Deploy notes reviewed/ }).click();
+        await waitFor(async () => { const f = await focusState(frame); return f.item === '.knowledge/notes/deploy.md' && f.action === 'inline-cancel'; }, { timeoutMs: 10_000, message: 'focus on Cancel in the review confirmation' });
+        await page.keyboard.press('Enter');
+        await deploy.locator('.inline').waitFor({ state: 'detached', timeout: 10_000 });
+        await waitFor(async () => (await focusState(frame)).action === 'item-reviewed', { timeoutMs: 10_000, message: 'focus back on Mark reviewed' });
         await deploy.getByRole('button', { name: /^Mark Deploy notes reviewed/ }).click();
         await deploy.getByRole('button', { name: /^Confirm: mark/ }).click();
         const reviews = join(w.workspace, '.knowledge/reviews.json');
@@ -207,6 +213,7 @@ for (const { name, theme } of [
 
         // Forget deletes the note from disk.
         await exfil.getByRole('button', { name: /^Forget Release checklist/ }).click();
+        await waitFor(async () => { const f = await focusState(frame); return f.item === '.knowledge/notes/exfil.md' && f.action === 'inline-cancel'; }, { timeoutMs: 10_000, message: 'focus on Cancel in the delete confirmation' });
         await exfil.getByRole('button', { name: /^Confirm: delete/ }).click();
         await waitFor(() => !existsSync(join(w.workspace, '.knowledge/notes/exfil.md')), { timeoutMs: 30_000, message: 'exfil.md deleted' });
         await exfil.waitFor({ state: 'detached', timeout: 30_000 });
@@ -215,6 +222,8 @@ for (const { name, theme } of [
         await session.getByRole('button', { name: /^Unpin Welcome to Session Knowledge from Panel UI session/ }).click();
         await waitFor(() => !JSON.parse(readFileSync(w.sessions, 'utf8')).sessions[SESSION_KEY].project_context_pins.includes('.knowledge/notes/welcome.md'), { timeoutMs: 30_000, message: 'welcome.md unpinned on disk' });
         await session.locator('li.pin[data-pin=".knowledge/notes/welcome.md"]').waitFor({ state: 'detached', timeout: 30_000 });
+        // Focus stays in the session's card (its next pin), not the page.
+        await waitFor(async () => { const f = await focusState(frame); return f.session === SESSION_KEY && f.action === 'session-unpin'; }, { timeoutMs: 10_000, message: 'focus on the next pin after Unpin' });
 
         // Pin to the next chat, chosen with the keyboard-reachable select, reaches the draft on disk.
         const draft = frame.locator('article.session.draft');
@@ -248,6 +257,10 @@ for (const { name, theme } of [
           assert.ok(((await flaggedMem.locator('code.rule').first().textContent()) ?? '').length > 0, 'the memory rule is named');
           const memMark = (await flaggedMem.locator('mark').first().textContent()) ?? '';
           assert.ok(memMark.length > 0 && ATTACK.includes(memMark), `the memory span is highlighted (got ${JSON.stringify(memMark)})`);
+          // No Approve on a flagged entry (it would not clear the flag); the body shows once.
+          assert.equal(await flaggedMem.getByRole('button', { name: /^Approve/ }).count(), 0);
+          assert.equal(await flaggedMem.locator('.entry-body').count(), 1);
+          assert.equal(await frame.locator('#memory-list article.entry.compact[data-id="m-flagged"]').count(), 1, 'the list points to Flagged instead of repeating the entry');
 
           // Markup stored in memory is plain text.
           assert.equal(await row('m-xss').locator('.entry-title').textContent(), `Markup ${IMG_TEXT}`);
@@ -266,6 +279,7 @@ for (const { name, theme } of [
           // Forget shows what the cascade deletes before confirming, then reaches the file.
           await row('m-forget').getByRole('button', { name: 'Forget Old cache note' }).click();
           await row('m-forget').getByText('Deletes 1 entry permanently').waitFor({ timeout: 30_000 });
+          await waitFor(async () => (await focusState(frame)).action === 'inline-cancel', { timeoutMs: 10_000, message: 'focus on Cancel in the forget confirmation' });
           await row('m-forget').getByRole('button', { name: /^Confirm: forget Old cache note/ }).click();
           await waitFor(() => memLine('m-forget') === undefined, { timeoutMs: 30_000, message: 'm-forget gone from disk' });
 

@@ -26,7 +26,7 @@ import {
   QUIET_SETTINGS, activityBarItem, copyDir, launchBrowser, newWorkbenchPage, repoRoot, startCodeServer, tempDir,
   waitFor, workbenchUrl, writeUserSettings,
 } from '../../scripts/vscodeWeb.mjs';
-import { ATTACK, EXTENSION_ID, WARNING, extensionDir, openPanel, resultsDir } from './panelShared.mjs';
+import { ATTACK, EXTENSION_ID, WARNING, extensionDir, focusState, openPanel, resultsDir } from './panelShared.mjs';
 
 const T = 30_000;
 
@@ -60,6 +60,9 @@ const SEED = [
   entry('b-change', 'Cache TTL is 60 seconds', 'Set in config/cache.ts.'),
   // focus
   entry('x-edit', 'Release notes go in CHANGELOG.md', 'Keep a Changelog format.'),
+  // confirmations and focus after an action
+  entry('d-forget', 'Temporary build flag', 'Remove after the 2.0 release.'),
+  entry('d-edit', 'Lint runs in CI', 'eslint on every push.'),
 ];
 
 let w; // the shared workbench
@@ -82,6 +85,9 @@ async function hidePanel(page) {
   await activityBarItem(page, 'Explorer').click();
   await waitFor(async () => (await activityBarItem(page, 'Knowledge Panel').getAttribute('aria-selected')) !== 'true', { timeoutMs: T, message: 'the panel hidden' });
 }
+
+/** Whether the element's box lies inside the webview's viewport. */
+const inViewport = (locator) => locator.evaluate((el) => { const r = el.getBoundingClientRect(); return r.top >= 0 && r.bottom <= el.ownerDocument.documentElement.clientHeight; });
 
 /** The label a vscode-single-select shows. */
 const shownOption = (select) => select.evaluate((el) => el.shadowRoot?.querySelector('.select-face .text')?.textContent?.trim() ?? '');
@@ -195,7 +201,18 @@ test('consolidate a selection: a new entry, the sources stay marked consolidated
   await row(frame, 'c-one').getByRole('checkbox', { name: 'Select Use pnpm 9 for consolidation' }).check();
   await frame.getByText('Select one more entry to consolidate.').waitFor({ timeout: T });
   await row(frame, 'c-two').getByRole('checkbox', { name: 'Select pnpm workspaces at the root for consolidation' }).check();
+  // The form (above the list) comes into view with the caret in its title.
+  await waitFor(async () => (await focusState(frame)).id === 'consolidate-title', { timeoutMs: T, message: 'focus in the consolidate title' });
+  assert.ok(await inViewport(frame.locator('#consolidate-title')), 'the consolidate form is scrolled into view');
+  // No title: said in the form, not silently ignored.
+  await frame.getByRole('button', { name: 'Consolidate 2' }).click();
+  const error = frame.locator('#consolidate #consolidate-error');
+  await error.waitFor({ timeout: T });
+  assert.match(await error.textContent(), /Give the consolidated entry a title/);
+  await waitFor(async () => (await focusState(frame)).id === 'consolidate-title', { timeoutMs: T, message: 'focus back in the title after the error' });
+  assert.ok(!readLines(memFile()).some((e) => e.consolidatedFrom), 'nothing consolidated without a title');
   await frame.locator('#consolidate-title input').fill('pnpm 9 with workspaces at the root');
+  await error.waitFor({ state: 'detached', timeout: T });
   await frame.locator('#consolidate-body textarea').fill('The lockfile is pnpm 9; pnpm-workspace.yaml lists the packages.');
   await frame.getByRole('button', { name: 'Consolidate 2' }).click();
 
@@ -208,10 +225,44 @@ test('consolidate a selection: a new entry, the sources stay marked consolidated
     assert.ok(source, `${id} stays in the store`);
     assert.equal(source.consolidatedInto, merged.id, `${id} is marked consolidated into the new entry`);
   }
-  // The panel shows it: the new entry, and the sources say where they went.
+  // The panel shows it: the new entry, and the sources say where they went — by title, not by id.
   await row(frame, merged.id).waitFor({ timeout: T });
-  await row(frame, 'c-one').getByText(`consolidated into ${merged.id}`).waitFor({ timeout: T });
+  await row(frame, 'c-one').getByText('consolidated into “pnpm 9 with workspaces at the root”').waitFor({ timeout: T });
+  await row(frame, merged.id).getByText('consolidated from “Use pnpm 9”, “pnpm workspaces at the root”').waitFor({ timeout: T });
+  assert.equal(await frame.locator('#memory-list').getByText(merged.id).count(), 0, 'no raw id where a title belongs');
   await frame.locator('#consolidate-title').waitFor({ state: 'detached', timeout: T }); // selection cleared
+
+  // One count: the section's badge is the sum of the scope counts (active entries), labelled so; the list,
+  // which keeps the consolidated sources, says it includes them.
+  await waitFor(async () => {
+    const counts = await frame.locator('.scopes li[data-scope] .scope-count').evaluateAll((els) => els.map((e) => Number(e.dataset.count)));
+    const sum = counts.reduce((a, b) => a + b, 0);
+    const badge = frame.locator('#section-memory summary vscode-badge');
+    return counts.length === 3 && (await badge.textContent()) === String(sum) && (await badge.getAttribute('aria-label')) === `${sum} active entries in 3 scopes` && (await frame.locator('#memory-count').textContent()).startsWith(`${sum} active entries in 3 scopes`);
+  }, { timeoutMs: T, message: 'the memory badge equal to the sum of the scope counts' });
+  await frame.locator('#memory-pager').getByText(/entries listed — including \d+ consolidated or superseded, not counted as active/).waitFor({ timeout: T });
+}));
+
+test('confirmations start on Cancel; Save and Cancel give focus back to the entry', { timeout: 120_000 }, () => withFailureShot('confirm-focus', async () => {
+  const frame = await openPanel(w.page);
+  const r = row(frame, 'd-forget');
+  await r.getByRole('button', { name: 'Forget Temporary build flag' }).click();
+  await r.getByText('Deletes 1 entry permanently').waitFor({ timeout: T });
+  await waitFor(async () => { const f = await focusState(frame); return f.card === 'd-forget' && f.action === 'inline-cancel'; }, { timeoutMs: T, message: 'focus on Cancel in the forget confirmation' });
+  // Enter now cancels: nothing is deleted, and focus is back on Forget.
+  await w.page.keyboard.press('Enter');
+  await r.locator('.inline').waitFor({ state: 'detached', timeout: T });
+  assert.ok(memLine('d-forget'), 'Enter on the confirmation deletes nothing');
+  await waitFor(async () => { const f = await focusState(frame); return f.card === 'd-forget' && f.action === 'mem-forget'; }, { timeoutMs: T, message: 'focus back on Forget after Cancel' });
+
+  // Save: the editor closes and focus returns to the entry's Edit button, not the page.
+  const e = row(frame, 'd-edit');
+  await e.getByRole('button', { name: 'Edit Lint runs in CI' }).click();
+  await e.locator('vscode-textfield[data-field="title"] input').fill('Lint runs in CI on every push');
+  await e.getByRole('button', { name: 'Save Lint runs in CI' }).click();
+  await waitFor(() => memLine('d-edit')?.title === 'Lint runs in CI on every push', { timeoutMs: T, message: 'd-edit saved on disk' });
+  await e.locator('.inline').waitFor({ state: 'detached', timeout: T });
+  await waitFor(async () => { const f = await focusState(frame); return f.card === 'd-edit' && f.action === 'mem-edit'; }, { timeoutMs: T, message: 'focus on Edit after Save' });
 }));
 
 test('flag as wrong with a reason: the reason is recorded on the entry', { timeout: 120_000 }, () => withFailureShot('flag-wrong', async () => {
@@ -224,14 +275,16 @@ test('flag as wrong with a reason: the reason is recorded on the entry', { timeo
   await r.getByRole('button', { name: 'Flag as wrong', exact: true }).click();
   await frame.getByText('Say what is wrong before flagging.').waitFor({ timeout: T });
   assert.deepEqual(memLine('w-wrong').wrongFlags, []);
+  // Enter in the field submits it.
   await r.locator('vscode-textfield[data-field="reason"] input').fill('It runs on Python 3.12 since 2023.');
-  await r.getByRole('button', { name: 'Flag as wrong', exact: true }).click();
+  await r.locator('vscode-textfield[data-field="reason"] input').press('Enter');
   const flags = await waitFor(() => memLine('w-wrong')?.wrongFlags?.length ? memLine('w-wrong').wrongFlags : false, { timeoutMs: T, message: 'the wrong flag on disk' });
   assert.equal(flags.length, 1);
   assert.equal(flags[0].reason, 'It runs on Python 3.12 since 2023.');
   assert.ok(flags[0].by && flags[0].at, 'who flagged it, and when');
   await r.getByText('Flagged wrong by').waitFor({ timeout: T });
   await r.locator('.tag-wrong').waitFor({ timeout: T });
+  await waitFor(async () => { const f = await focusState(frame); return f.card === 'w-wrong' && f.action === 'mem-flag'; }, { timeoutMs: T, message: 'focus back on the entry after flagging' });
 }));
 
 test('export writes JSON and Markdown where the person chooses', { timeout: 120_000 }, () => withFailureShot('export', async () => {
@@ -241,10 +294,28 @@ test('export writes JSON and Markdown where the person chooses', { timeout: 120_
   const jsonPath = join(outDir, 'project-memory.json');
   const mdPath = join(outDir, 'project-memory.md');
 
+  // The dropdowns have visible labels (and the same accessible names).
+  for (const [id, label] of [['exchange-scope', 'Scope to export or import'], ['exchange-format', 'File format']]) {
+    await frame.locator('label.exchange-field', { hasText: label }).locator(`#${id}`).waitFor({ state: 'visible', timeout: T });
+    assert.equal(await frame.locator(`#${id}`).getAttribute('aria-label'), label);
+  }
+  // Near the bottom of the panel, the scope list opens where it fits instead of past the webview's edge.
+  const scopeSelect = frame.locator('#exchange-scope');
+  await scopeSelect.evaluate((el) => el.scrollIntoView({ block: 'end' }));
+  await scopeSelect.locator('.select-face').click();
+  const list = await waitFor(() => scopeSelect.evaluate((el) => {
+    const d = el.shadowRoot?.querySelector('.dropdown.open');
+    const r = d?.getBoundingClientRect();
+    return r && r.height > 0 ? { top: r.top, bottom: r.bottom, viewport: el.ownerDocument.documentElement.clientHeight, below: el.getBoundingClientRect().bottom } : false;
+  }), { timeoutMs: T, message: 'the scope list open' });
+  assert.ok(list.top >= 0 && list.bottom <= list.viewport, `the scope list fits in the panel (${JSON.stringify(list)})`);
+  await w.page.keyboard.press('Escape');
+
   await choose(frame, 'exchange-scope', 'project');
   await choose(frame, 'exchange-format', 'JSON');
   await frame.getByRole('button', { name: 'Export the chosen scope' }).click();
   await answerFileDialog(w.page, jsonPath);
+  await frame.locator('#exchange-result').getByText(`Exported project memory to ${jsonPath}.`).waitFor({ timeout: T });
   const json = await waitFor(() => existsSync(jsonPath) && JSON.parse(readFileSync(jsonPath, 'utf8')), { timeoutMs: T, message: 'the JSON export on disk' });
   assert.ok(Array.isArray(json), 'an array of entries');
   const ids = json.map((e) => e.id);
@@ -282,6 +353,11 @@ test('import JSON and Markdown: entries are pending, from import, scanned — an
   await frame.getByRole('button', { name: 'Import into the chosen scope' }).click();
   await answerFileDialog(w.page, jsonPath);
   const personal = await waitFor(() => { const l = readLines(personalFile()); return l.length >= 2 && l; }, { timeoutMs: T, message: 'the JSON import in personal.jsonl' });
+  // The result is said in the panel, and the chosen scope and format survive the import's refresh and a Refresh.
+  await frame.locator('#exchange-result').getByText('Imported 2 entries into personal memory (pending review), 1 flagged and withheld, 0 skipped.').waitFor({ timeout: T });
+  await frame.getByRole('button', { name: 'Refresh the panel' }).click();
+  await waitFor(async () => (await shownOption(frame.locator('#exchange-scope'))) === 'personal' && (await shownOption(frame.locator('#exchange-format'))) === 'JSON', { timeoutMs: T, message: 'the scope still personal after the refresh' });
+  await frame.locator('#exchange-result').getByText('Imported 2 entries into personal memory').waitFor({ timeout: T });
   // Markdown into the project scope.
   await choose(frame, 'exchange-scope', 'project');
   await choose(frame, 'exchange-format', 'Markdown (AGENTS.md style)');
@@ -304,6 +380,22 @@ test('import JSON and Markdown: entries are pending, from import, scanned — an
     assert.ok(((await card.locator('code.rule').first().textContent()) ?? '').length > 0, `${title}: the rule is named`);
     assert.ok(((await card.locator('mark').first().textContent()) ?? '').length > 0, `${title}: the span is highlighted`);
   }
+  // A flagged entry: shown once, in full under Flagged (body once, no Approve, Mark reviewed explained);
+  // the list has a compact line pointing there.
+  const attack = frame.locator('#section-flagged article.entry[data-id="f-attack"]');
+  await attack.waitFor({ timeout: T });
+  assert.equal(await attack.locator('.entry-body').count(), 1, 'the body shows once');
+  assert.equal(await attack.locator('blockquote.span').count(), 0, 'the match in the body is marked in place, not quoted again');
+  assert.ok(((await attack.locator('.entry-body mark').first().textContent()) ?? '').length > 0, 'the match is marked in the body');
+  assert.equal(await attack.getByRole('button', { name: /^Approve/ }).count(), 0, 'no Approve on a flagged entry');
+  await attack.getByRole('button', { name: 'Mark Deployment shortcut reviewed — not a threat' }).waitFor({ timeout: T });
+  await attack.getByText('Approving does not clear a flag.').waitFor({ timeout: T });
+  const pointer = row(frame, 'f-attack');
+  await pointer.locator('.tag-flagged').waitFor({ timeout: T });
+  assert.equal(await pointer.locator('.entry-body, .withheld, .actions').count(), 0, 'the list shows a compact line, not a duplicate');
+  await pointer.getByRole('button', { name: 'Show Deployment shortcut in the Flagged section' }).click();
+  await waitFor(async () => { const f = await focusState(frame); return f.card === 'f-attack' && f.where === 'flagged' && f.action === 'mem-reviewed'; }, { timeoutMs: T, message: 'focus on the entry under Flagged' });
+
   // The benign import is in the list, pending, not flagged.
   const benign = project.find((e) => e.title === 'Imported: pin the Node version');
   await row(frame, benign.id).locator('.tag-trust-pending').waitFor({ timeout: T });
@@ -346,7 +438,7 @@ test('filters (type, trust, flagged, aged) and the search box narrow the list', 
     await listUntil(frame, (ids) => ids.includes('f-fact') && ids.includes('f-expired') && !ids.includes('f-helm'), 'search "staging"');
     await setCheckbox(frame, 'filter-aged', true);
     await listUntil(frame, (ids) => ids.includes('f-expired') && !ids.includes('f-fact'), 'search "staging" + aged');
-    await frame.getByText(/^1–\d+ of \d+$/).waitFor({ timeout: T });
+    await frame.getByText(/^1–\d+ of \d+ entries listed/).waitFor({ timeout: T });
   } finally {
     await resetFilters(frame);
   }
@@ -383,12 +475,6 @@ test('"new" and "changed" badges: another process writes, the panel shows them; 
   assert.equal(await row(frame, 'b-change').locator('.tag-new, .tag-changed').count(), 0, 'b-change was seen: no badge');
 }));
 
-/** The focused element of the panel: its id (or data-field) and the caret of the input inside it. */
-const focusState = (frame) => frame.locator('body').evaluate((b) => {
-  const a = b.ownerDocument.activeElement;
-  const inner = a?.shadowRoot?.activeElement ?? a;
-  return { id: a?.id ?? '', field: a?.getAttribute?.('data-field') ?? '', card: a?.closest?.('[data-id]')?.getAttribute('data-id') ?? '', value: inner?.value ?? null, start: inner?.selectionStart ?? null, end: inner?.selectionEnd ?? null, hasFocus: b.ownerDocument.hasFocus() };
-});
 const projectCount = (frame) => frame.locator('.scopes li', { hasText: 'project' }).textContent();
 /** Another process appends a line, and the open panel re-renders with it (the project count changes). */
 async function liveUpdate(frame, id) {

@@ -28,3 +28,15 @@ export async function openPanel(page) {
   await frame.locator('#memory-switch').waitFor({ state: 'attached', timeout: 60_000 });
   return frame;
 }
+
+/** The focused element of the panel: its id, data-field, data-action, the entry / item / session card it is in, and the caret of the input inside it. */
+export const focusState = (frame) => frame.locator('body').evaluate((b) => {
+  const a = b.ownerDocument.activeElement;
+  const inner = a?.shadowRoot?.activeElement ?? a;
+  const attr = (sel, name) => a?.closest?.(sel)?.getAttribute(name) ?? '';
+  return {
+    id: a?.id ?? '', tag: a?.localName ?? '', field: a?.getAttribute?.('data-field') ?? '', action: a?.getAttribute?.('data-action') ?? '',
+    card: attr('[data-id]', 'data-id'), where: attr('[data-where]', 'data-where'), item: attr('[data-item]', 'data-item'), session: attr('article.session', 'data-key'),
+    value: inner?.value ?? null, start: inner?.selectionStart ?? null, end: inner?.selectionEnd ?? null, hasFocus: b.ownerDocument.hasFocus(),
+  };
+});

@@ -17,7 +17,6 @@ import {
   MemoryImportRequest,
   MemoryListRequest,
   MemoryMarkReviewedRequest,
-  MemoryReadRequest,
   MemoryUpdateRequest,
 } from '../../shared/memoryProtocol';
 import {
@@ -29,10 +28,11 @@ import {
   type PanelOutbound,
   type PanelResults,
 } from '../../shared/panelProtocol';
+import type { ImportResult } from '../../shared/memorySchemas';
 import type { z } from 'zod';
 import type { PanelHost } from './panelHost';
 import { panelHtml, panelResourceRoots } from './panelHtml';
-import { PanelStateBuilder, errorMessage, isMethodNotFound, toRow } from './panelState';
+import { PanelStateBuilder, errorMessage, isMethodNotFound, resolveTitles, toRows } from './panelState';
 import { SeenStore } from './seenStore';
 
 export type { PanelHost } from './panelHost';
@@ -198,7 +198,7 @@ class KnowledgePanelProvider implements vscode.WebviewViewProvider, vscode.Dispo
       'memory/list': async (p) => {
         this.requireMemory();
         const r = await client.sendRequest(MemoryListRequest.type, p);
-        return { rows: r.entries.map((e) => toRow(e, this.seen)), total: r.total, offset: p.offset, limit: p.limit };
+        return { rows: await toRows(client, this.seen, r.entries), total: r.total, offset: p.offset, limit: p.limit };
       },
       'memory/acknowledge': async (p) => {
         await this.seen.acknowledge(p.entries);
@@ -210,18 +210,7 @@ class KnowledgePanelProvider implements vscode.WebviewViewProvider, vscode.Dispo
       'memory/consolidate': async (p) => changed(await client.sendRequest(MemoryConsolidateRequest.type, p)),
       'memory/forgetPreview': async (p) => {
         const plan = await client.sendRequest(MemoryForgetPreviewRequest.type, p);
-        const titles: Record<string, string> = {};
-        await Promise.all(
-          [...new Set([...plan.deleted, ...plan.restored])].slice(0, 100).map(async (id) => {
-            try {
-              const e = await client.sendRequest(MemoryReadRequest.type, { id });
-              if (e) titles[id] = e.title;
-            } catch {
-              /* the id is shown instead */
-            }
-          }),
-        );
-        return { ...plan, titles };
+        return { ...plan, titles: await resolveTitles(client, [...plan.deleted, ...plan.restored]) };
       },
       'memory/forget': async (p) => changed(await client.sendRequest(MemoryForgetRequest.type, p)),
       'memory/markReviewed': async (p) => changed(await client.sendRequest(MemoryMarkReviewedRequest.type, p)),
@@ -252,7 +241,10 @@ class KnowledgePanelProvider implements vscode.WebviewViewProvider, vscode.Dispo
         const file = picked?.[0];
         if (!file) return null;
         const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(file));
-        return changed(await client.sendRequest(MemoryImportRequest.type, { scope: p.scope, format: p.format, text }));
+        const result = await client.sendRequest(MemoryImportRequest.type, { scope: p.scope, format: p.format, text });
+        const summary = importSummary(p.scope, result);
+        void vscode.window.showInformationMessage(summary);
+        return changed({ ...result, summary });
       },
       'item/open': async (p) => {
         const item = await this.knownItem(p.id);
@@ -275,6 +267,13 @@ class KnowledgePanelProvider implements vscode.WebviewViewProvider, vscode.Dispo
     clearTimeout(this.changeTimer);
     for (const d of [...this.viewDisposables, ...this.disposables]) d.dispose();
   }
+}
+
+/** What an import did, in one sentence: the panel and the notification both show it. */
+export function importSummary(scope: string, r: ImportResult): string {
+  const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+  const skipped = r.skipped.length > 0 ? `: ${r.skipped.slice(0, 3).join('; ')}${r.skipped.length > 3 ? '; …' : ''}` : '';
+  return `Imported ${count(r.imported, 'entry', 'entries')} into ${scope} memory (pending review), ${r.flagged} flagged and withheld, ${r.skipped.length} skipped${skipped}.`;
 }
 
 function describeIssue(error: z.ZodError): string {

@@ -28,7 +28,7 @@ export function panelHtml(webview: vscode.Webview, extensionUri: vscode.Uri, non
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <link rel="stylesheet" nonce="${nonce}" id="vscode-codicon-stylesheet" href="${uri('dist', 'codicon.css')}">
 <link rel="stylesheet" nonce="${nonce}" href="${uri('media', 'panel', 'panel.css')}">
-<title>Knowledge</title>
+<title>Sessions and Memory</title>
 </head>
 <body>
 <main id="app" aria-busy="true"><p class="muted">Loading…</p></main>

@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { GetDraftPinsRequest, JudgeFileRequest, ListItemsRequest, ListSessionsRequest, ResolvePendingRequest } from '../../shared/protocol';
-import { MemoryListRequest, MemoryStatusRequest } from '../../shared/memoryProtocol';
+import { MemoryListRequest, MemoryReadRequest, MemoryStatusRequest } from '../../shared/memoryProtocol';
 import type { MemoryEntryView, MemoryFinding } from '../../shared/memorySchemas';
 import type { KnowledgeItem, PendingBlock, SessionInfo } from '../../shared/schemas';
 import { WITHHELD_WARNING, type FlaggedItemView, type MemoryEntryRow, type MemoryPart, type PanelState, type SessionView, type SpanView } from '../../shared/panelProtocol';
@@ -17,6 +17,8 @@ export const MAX_SESSIONS = 30;
 const EXCERPT_CONTEXT = 100;
 const MAX_SPANS = 5;
 const JSONRPC_METHOD_NOT_FOUND = -32601;
+/** Ids resolved to titles per answer (one read each); the rest show as ids. */
+const MAX_TITLE_READS = 100;
 
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
@@ -53,8 +55,44 @@ export function memorySpans(entry: MemoryEntryView): SpanView[] {
   });
 }
 
-export function toRow(entry: MemoryEntryView, seen: SeenStore): MemoryEntryRow {
-  return { entry, badge: seen.badge(entry), spans: entry.flagged ? memorySpans(entry) : [] };
+export function toRow(entry: MemoryEntryView, seen: SeenStore, links?: Record<string, string>): MemoryEntryRow {
+  return { entry, badge: seen.badge(entry), spans: entry.flagged ? memorySpans(entry) : [], ...(links ? { links } : {}) };
+}
+
+/** Titles of `ids` for people: from `known` first, else read from the server; an id that is gone is left out. */
+export async function resolveTitles(client: LanguageClient, ids: Iterable<string>, known: ReadonlyMap<string, string> = new Map()): Promise<Record<string, string>> {
+  const titles: Record<string, string> = {};
+  const unknown: string[] = [];
+  for (const id of new Set(ids)) {
+    const title = known.get(id);
+    if (title !== undefined) titles[id] = title;
+    else unknown.push(id);
+  }
+  await Promise.all(
+    unknown.slice(0, MAX_TITLE_READS).map(async (id) => {
+      try {
+        const e = await client.sendRequest(MemoryReadRequest.type, { id });
+        if (e) titles[id] = e.title;
+      } catch {
+        /* gone or unreadable: the id is shown instead */
+      }
+    }),
+  );
+  return titles;
+}
+
+/** The ids an entry names: what superseded it, what it was consolidated into or from. */
+function linkedIds(e: MemoryEntryView): string[] {
+  return [e.supersededBy, e.consolidatedInto, ...(e.consolidatedFrom ?? [])].filter((x): x is string => Boolean(x));
+}
+
+/** Rows of a page, with the titles of the entries they name (resolved once for the whole page). */
+export async function toRows(client: LanguageClient, seen: SeenStore, entries: MemoryEntryView[]): Promise<MemoryEntryRow[]> {
+  const titles = await resolveTitles(client, entries.flatMap(linkedIds), new Map(entries.map((e) => [e.id, e.title])));
+  return entries.map((e) => {
+    const ids = linkedIds(e);
+    return toRow(e, seen, ids.length > 0 ? Object.fromEntries(ids.filter((id) => id in titles).map((id) => [id, titles[id]])) : undefined);
+  });
 }
 
 export class PanelStateBuilder {
@@ -147,7 +185,7 @@ export class PanelStateBuilder {
         this.client.sendRequest(MemoryStatusRequest.type),
         this.client.sendRequest(MemoryListRequest.type, { flagged: true, offset: 0, limit: 50 }),
       ]);
-      return { on, available: true, status, flagged: flagged.entries.map((e) => toRow(e, this.seen)), flaggedTotal: flagged.total };
+      return { on, available: true, status, flagged: await toRows(this.client, this.seen, flagged.entries), flaggedTotal: flagged.total };
     } catch (err) {
       const error = isMethodNotFound(err) ? 'Agent memory is not available from the language server yet.' : `Memory could not be loaded: ${errorMessage(err)}`;
       return { on, available: false, error, flagged: [], flaggedTotal: 0 };
