@@ -65,6 +65,7 @@ export class KnowledgeCore {
           scan: (text) => this.scan(text) as readonly ThreatFinding[],
           reviews: this.reviews,
           onProblem: (p) => this.problem(p),
+          onProblemsResolved: (where) => this.resolveProblems(where),
         })
       : null;
     this.sessionService = new SessionService({
@@ -220,5 +221,13 @@ export class KnowledgeCore {
   private problem(p: StoreProblem): void {
     this.problems.push(p);
     this.options.onProblem?.(p);
+  }
+
+  /** A later load of that file was clean: its earlier problems leave Store Health. */
+  private resolveProblems(where: { source: string; path: string }): void {
+    for (let i = this.problems.length - 1; i >= 0; i--) {
+      const p = this.problems[i]!;
+      if (p.source === where.source && p.path === where.path) this.problems.splice(i, 1);
+    }
   }
 }

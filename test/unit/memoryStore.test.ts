@@ -12,6 +12,7 @@ import { MemoryError, MemoryService, memoryPaths } from '../../src/server/memory
 import { sessionsPath } from '../../src/server/knowledgeCore';
 import { sharedScanner } from '../../src/server/threat/scanForBlock';
 import type { StoreProblem } from '../../src/shared/schemas';
+import { storedLine } from './memoryLines';
 
 const worker = resolve(__dirname, '../helpers/memoryWorker.ts');
 
@@ -29,19 +30,7 @@ async function service(d: { workspace: string; storage: string }, problems: Stor
 }
 
 const line = (o: Record<string, unknown>) => JSON.stringify(o);
-const entry = (id: string, title: string, extra: Record<string, unknown> = {}) =>
-  line({
-    id,
-    type: 'fact',
-    title,
-    body: `${title} body`,
-    tags: [],
-    provenance: { sourceKind: 'human', identity: 'me', at: '2026-01-01T00:00:00.000Z' },
-    trust: { state: 'approved', approvedBy: 'me', approvedAt: '2026-01-01T00:00:00.000Z' },
-    createdAt: '2026-01-01T00:00:00.000Z',
-    updatedAt: '2026-01-01T00:00:00.000Z',
-    ...extra,
-  });
+const entry = storedLine;
 
 test('paths: project in the workspace, personal in global storage, session beside the session metadata', () => {
   const p = memoryPaths('/w', '/g');
@@ -51,7 +40,7 @@ test('paths: project in the workspace, personal in global storage, session besid
   assert.equal(memoryPaths(null, '/g').project, null);
 });
 
-test('the project file: one entry per line, stable order (createdAt, then id), unknown fields kept', async () => {
+test('the project file: one entry per line, listed by createdAt then id, its lines kept in their order, unknown fields kept', async () => {
   const d = dirs();
   const path = memoryPaths(d.workspace, d.storage).project!;
   writeFileSync(path, `${entry('b', 'Second', { createdAt: '2026-01-02T00:00:00.000Z', fromTheFuture: { x: 1 } })}\n${entry('a', 'First')}\n`);
@@ -61,8 +50,11 @@ test('the project file: one entry per line, stable order (createdAt, then id), u
   const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
   assert.equal(lines.length, 3);
   const parsed = lines.map((l) => JSON.parse(l) as { id: string; title: string; fromTheFuture?: unknown });
-  assert.deepEqual(parsed.map((e) => e.title), ['First', 'Second', 'Third']);
-  assert.deepEqual(parsed[1]!.fromTheFuture, { x: 1 }, 'a newer version\'s field survives the rewrite');
+  assert.deepEqual(parsed.map((e) => e.title), ['Second', 'First', 'Third'], 'a write appends; it does not reorder the file');
+  await m.approve('b');
+  const approved = JSON.parse(readFileSync(path, 'utf8').split('\n')[0]!) as { id: string; fromTheFuture?: unknown };
+  assert.equal(approved.id, 'b', 'replaced in place');
+  assert.deepEqual(approved.fromTheFuture, { x: 1 }, 'a newer version\'s field survives the rewrite');
 });
 
 test('what a union merge leaves loads: a duplicate id (newest updatedAt wins), lines out of order, a blank line', async () => {
@@ -76,11 +68,15 @@ test('what a union merge leaves loads: a duplicate id (newest updatedAt wins), l
   const list = await m.list({});
   assert.deepEqual(list.entries.map((e) => `${e.id}:${e.title}`), ['x:New title', 'y:Why', 'z:Zed']);
   assert.deepEqual(problems, [], 'a merge result is not malformed');
-  // The next write leaves one canonical line per entry.
+  // The next write appends and leaves the merged lines alone; a change to x leaves one line for it, where its first copy was.
+  const before = readFileSync(path, 'utf8');
   await m.remember({ scope: 'project', type: 'fact', title: 'After merge', source: 'human' });
+  assert.ok(readFileSync(path, 'utf8').startsWith(`${before}\n`));
+  await m.approve('x');
   const lines = readFileSync(path, 'utf8').split('\n').filter(Boolean);
   assert.equal(lines.length, 4);
-  assert.deepEqual(lines.map((l) => (JSON.parse(l) as { id: string }).id).slice(0, 3), ['x', 'y', 'z']);
+  assert.deepEqual(lines.map((l) => (JSON.parse(l) as { id: string }).id).slice(0, 3), ['z', 'x', 'y']);
+  assert.equal((JSON.parse(lines[1]!) as { title: string }).title, 'New title');
 });
 
 test('two teammates\' appends to the same base merge in git with merge=union and no conflict', async (t) => {
@@ -109,7 +105,7 @@ test('two teammates\' appends to the same base merge in git with merge=union and
   assert.deepEqual(new Set((await merged.list({})).entries.map((e) => e.title)), new Set(['Base entry', 'Theirs', 'Mine']));
 });
 
-test('a malformed line is kept and reported with path and line number; the other lines load; a rewrite first copies the file aside', async () => {
+test('a malformed line is kept and reported with path and line number; the other lines load; writes leave it where it is', async () => {
   const d = dirs();
   const path = memoryPaths(d.workspace, d.storage).project!;
   const bad = '{"id": "broken", "title": ';
@@ -128,14 +124,13 @@ test('a malformed line is kept and reported with path and line number; the other
   assert.equal(st.count, 2);
 
   await m.remember({ scope: 'project', type: 'fact', title: 'New', source: 'human' });
-  const aside = problems.find((p) => p.setAsidePath);
-  assert.ok(aside, 'the rewrite reported where the file went');
-  assert.match(aside.setAsidePath!, /memory\.jsonl\.malformed-\d{4}-\d\d-\d\dT/);
-  assert.ok(readFileSync(aside.setAsidePath!, 'utf8').includes(bad), 'the bad line is preserved');
-  assert.ok(aside.message.includes(aside.setAsidePath!));
+  await m.forget('a');
   const now = readFileSync(path, 'utf8').trimEnd().split('\n');
-  assert.equal(now.length, 3);
-  assert.ok(now.every((l) => JSON.parse(l)));
+  assert.equal(now.length, 4);
+  assert.equal(now[0], bad, 'the bad line stays, in its place among the others');
+  assert.ok(now[2]!.includes('"rumour"'));
+  assert.equal(problems.length, 1, 'our own writes do not report the same lines again');
+  assert.ok(!readdirSync(dirname(path)).some((f) => f.includes('malformed')), 'nothing was set aside');
 });
 
 test('two processes remembering at once lose nothing', async () => {

@@ -9,10 +9,10 @@ import type { MemoryScope } from '../../shared/memorySchemas';
 
 export interface AuditRecord {
   at: string;
-  action: 'forget' | 'forget-scope';
+  action: 'forget' | 'forget-flagged' | 'forget-scope';
   scope: MemoryScope;
   by: string;
-  /** The entry the person asked to forget (forget only). */
+  /** The entry the person asked to forget (forget and forget-flagged). */
   target?: string;
   sessionKey?: string;
   deleted: string[];

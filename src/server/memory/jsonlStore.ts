@@ -1,28 +1,32 @@
 /**
- * One memory scope on disk: a JSON-lines file, one entry per line, in a stable order (createdAt, then id).
+ * One memory scope on disk: a JSON-lines file, one entry per line, in the order its lines were written.
  *
- * Guarantees (tested against real files in test/unit/memoryStore.test.ts):
+ * Guarantees (tested against real files in test/unit/memoryStore.test.ts and memoryFile.test.ts):
  * - Every write happens under `withFileLock`, after re-reading the file, so two processes (two VS Code
  *   windows, a CLI) writing at once lose nothing. The re-read is skipped only when the file is provably the
  *   one this process last read or wrote: same device, inode, size, mtime and ctime (nanoseconds) AND the
  *   same last 64 KiB. Any append changes the size; any rewrite by rename changes the inode or the tail.
- * - A write is an atomic rewrite (temp + fsync + rename, `writeFileAtomic`). The one exception is the
- *   common case of adding entries that sort after every existing line: those are appended and fsynced,
- *   which yields byte-for-byte the file a rewrite would have written. A crash mid-append can only leave a
- *   torn LAST line holding the unacknowledged entry — loaded as a malformed line (reported, preserved).
+ * - A write changes only what changed. New entries are appended (and fsynced); a crash mid-append can only
+ *   leave a torn LAST line holding the unacknowledged entry — loaded as a malformed line (reported, kept),
+ *   and the next append starts on a line of its own. A changed or forgotten entry is an atomic rewrite
+ *   (temp + fsync + rename) in which that entry's line is replaced in place or removed and every other line —
+ *   malformed and blank ones included — stays as it was, where it was; the file keeps its mode.
  * - The file is written so teammates' additions merge in git (`merge=union`): new entries go at the end.
  *   The loader tolerates what a union merge produces — one id twice (the newest `updatedAt` wins), lines
  *   out of order, blank lines.
- * - A malformed line is never dropped silently: the good lines load, a problem names the path and line
- *   number, and before any rewrite the whole file is copied aside with a timestamp (nothing is lost).
+ * - A malformed line is never dropped: it stays in the file, the good lines load, and each load that finds
+ *   a new set of malformed lines reports one problem listing every one (line number and reason). A clean
+ *   load reports that the file's earlier problems are resolved.
  * - A file that cannot be read at all throws `ScopeUnreadableError`: the scope is "not loaded", never empty.
  */
 import { promises as fs, statSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import { withFileLock, writeFileAtomic } from '../store/atomicFile';
+import { withFileLock } from '../store/atomicFile';
 import type { StoreProblem } from '../../shared/schemas';
 import type { MemoryScope } from '../../shared/memorySchemas';
+import { appendDurably, badLinesOf, joinLines, newLines, rewriteLines, splitLines, writeKeepingMode, type BadLine, type RawLine } from './lineFile';
 import { compareEntries, newer, parseStoredEntry, serializeEntry, type StoredEntry } from './memoryEntry';
+
+export type { BadLine } from './lineFile';
 
 export class ScopeUnreadableError extends Error {
   readonly reason = 'scope-unreadable' as const;
@@ -35,12 +39,6 @@ export class ScopeUnreadableError extends Error {
   static is(err: unknown): err is ScopeUnreadableError {
     return err instanceof Error && (err as ScopeUnreadableError).reason === 'scope-unreadable';
   }
-}
-
-export interface BadLine {
-  /** 1-based line number in the file as read. */
-  line: number;
-  reason: string;
 }
 
 export interface ScopeSnapshot {
@@ -62,16 +60,16 @@ export interface JsonlScopeSpec {
   source: string;
   path: string;
   scope: MemoryScope;
+  /** Mode of a file this creates (the umask applies); an existing file keeps its own. Default 0600. */
+  newFileMode?: number;
   onProblem?: (problem: StoreProblem) => void;
+  /** A load found the file clean: the problems reported for it earlier no longer hold. */
+  onResolved?: () => void;
 }
-
-function timestampForFileName(date = new Date()): string {
-  return date.toISOString().replace(/[:.]/g, '-');
-}
-
-const EMPTY = Buffer.alloc(0);
 
 const TAIL_BYTES = 64 * 1024;
+/** A reason longer than this is cut in a problem's message (JSON.parse quotes the line). */
+const REASON_MAX = 160;
 
 interface KnownState {
   /** dev:ino:size:mtimeNs:ctimeNs, or missing:<code>. */
@@ -82,12 +80,12 @@ interface KnownState {
 }
 
 /** Synchronous on purpose: a stat is microseconds, and awaiting the thread pool for it costs more than it saves. */
-function statKey(path: string): string {
+function statFile(path: string): { key: string; mtime?: string } {
   try {
     const s = statSync(path, { bigint: true });
-    return `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}:${s.isFile() ? 'f' : 'x'}`;
+    return { key: `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}:${s.isFile() ? 'f' : 'x'}`, mtime: new Date(Number(s.mtimeMs)).toISOString() };
   } catch (err) {
-    return `missing:${(err as NodeJS.ErrnoException).code ?? ''}`;
+    return { key: `missing:${(err as NodeJS.ErrnoException).code ?? ''}` };
   }
 }
 
@@ -99,12 +97,16 @@ export class JsonlScopeFile {
   /** What this process last read or wrote (null: never read, or unreadable). */
   private known: KnownState | null = null;
   private snapshot: { entries: readonly StoredEntry[]; badLines: readonly BadLine[] } = { entries: [], badLines: [] };
-  /** Raw line → parsed entry, so a reread after another process's append parses only the new lines. */
+  /** The file's lines as last read or written, in file order. */
+  private rawLines: RawLine[] = [];
+  /** Whether the last line is terminated by `\n` (a torn last line is not). */
+  private endsWithNewline = true;
+  /** Raw line (without `\r`) → parsed entry, so a reread after another process's append parses only the new lines. */
   private lineCache = new Map<string, StoredEntry>();
   /** Entry object → its serialised line (entries are immutable, so this never goes stale). */
-  private readonly lines = new WeakMap<StoredEntry, string>();
-  /** Whether the file as last read is exactly what a rewrite would write (sorted, unique, normalised lines). */
-  private canonical = true;
+  private readonly serialized = new WeakMap<StoredEntry, string>();
+  /** The malformed lines last reported (line numbers and text), so an unchanged set is not reported again. */
+  private reportedBad = '';
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(readonly spec: JsonlScopeSpec) {}
@@ -120,15 +122,15 @@ export class JsonlScopeFile {
 
   /**
    * Reads the file when it may have changed (a stat decides; `force` always reads). Missing file: no
-   * entries. Unreadable: throws ScopeUnreadableError. Malformed lines are reported each time they are read.
+   * entries. Unreadable: throws ScopeUnreadableError. Malformed lines are reported when their set changes.
    */
   async read(force = false): Promise<ScopeSnapshot> {
     return this.readFresh(force, false);
   }
 
   private async readFresh(force: boolean, verifyTail: boolean): Promise<ScopeSnapshot> {
-    const key = statKey(this.spec.path);
-    if (!force && this.known && key === this.known.key && (!verifyTail || (await this.tailMatches(this.known)))) {
+    const stat = statFile(this.spec.path);
+    if (!force && this.known && stat.key === this.known.key && (!verifyTail || (await this.tailMatches(this.known)))) {
       return { ...this.snapshot, changed: false };
     }
     let bytes: Buffer;
@@ -136,16 +138,16 @@ export class JsonlScopeFile {
       bytes = await fs.readFile(this.spec.path);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') {
-        bytes = EMPTY;
-      } else {
+      if (code !== 'ENOENT') {
         this.known = null;
+        this.reportedBad = '';
         throw new ScopeUnreadableError(this.spec.path, code ?? (err as Error).message);
       }
+      bytes = Buffer.alloc(0);
     }
-    this.parse(bytes, true);
+    this.parse(bytes.toString('utf8'), stat.mtime);
     // The stat taken before the read: if the file changed in between, the next read sees a new key.
-    this.known = { key, size: bytes.length, tail: tailOf(bytes) };
+    this.known = { key: stat.key, size: bytes.length, tail: tailOf(bytes) };
     return { ...this.snapshot, changed: true };
   }
 
@@ -165,41 +167,31 @@ export class JsonlScopeFile {
     }
   }
 
-  private parse(bytes: Buffer, report: boolean): void {
-    const text = bytes.toString('utf8');
-    const rawLines = text.split('\n');
+  /** `fileDate`: the file's mtime, the date of a line that carries none (see parseStoredEntry). */
+  private parse(text: string, fileDate: string | undefined): void {
+    const { texts, newline } = splitLines(text);
     const nextCache = new Map<string, StoredEntry>();
     const byId = new Map<string, StoredEntry>();
-    const badLines: BadLine[] = [];
+    const rawLines: RawLine[] = [];
     let sorted = true;
-    let canonical = text.length === 0 || text.endsWith('\n');
     let prev: StoredEntry | undefined;
-    for (let i = 0; i < rawLines.length; i++) {
-      const line = rawLines[i]!.endsWith('\r') ? rawLines[i]!.slice(0, -1) : rawLines[i]!;
+    for (const raw of texts) {
+      const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
       if (line.trim() === '') {
-        // A blank line (a union merge leaves them) is not an entry.
-        if (i < rawLines.length - 1) canonical = false;
+        rawLines.push({ text: raw }); // a blank line (a union merge leaves them) is not an entry
         continue;
       }
       let entry = this.lineCache.get(line) ?? nextCache.get(line);
       if (!entry) {
-        let raw: unknown;
-        try {
-          raw = JSON.parse(line);
-        } catch (err) {
-          badLines.push({ line: i + 1, reason: `not valid JSON (${(err as Error).message})` });
-          continue;
-        }
-        const parsed = parseStoredEntry(raw, this.spec.scope, line);
+        const parsed = parseLine(line, this.spec.scope, fileDate);
         if (!parsed.ok) {
-          badLines.push({ line: i + 1, reason: parsed.reason });
+          rawLines.push({ text: raw, bad: parsed.reason });
           continue;
         }
         entry = parsed.entry;
-        this.lines.set(entry, serializeEntry(entry));
       }
       nextCache.set(line, entry);
-      if (canonical && (line !== this.lines.get(entry) || rawLines[i]!.endsWith('\r'))) canonical = false;
+      rawLines.push({ text: raw, id: entry.id });
       const existing = byId.get(entry.id);
       if (existing) {
         byId.set(entry.id, newer(existing, entry));
@@ -211,27 +203,40 @@ export class JsonlScopeFile {
       prev = entry;
     }
     this.lineCache = nextCache;
+    this.rawLines = rawLines;
+    this.endsWithNewline = newline;
     const entries = [...byId.values()];
     if (!sorted) entries.sort(compareEntries);
-    this.canonical = canonical && sorted && badLines.length === 0;
-    this.snapshot = { entries, badLines };
-    if (report && badLines.length > 0) {
-      const first = badLines.slice(0, 5).map((b) => `line ${b.line} (${b.reason})`).join('; ');
-      const more = badLines.length > 5 ? ` and ${badLines.length - 5} more` : '';
-      this.spec.onProblem?.({
-        source: this.spec.source,
-        path: this.spec.path,
-        message: `${this.spec.path} has ${badLines.length} malformed line${badLines.length === 1 ? '' : 's'}: ${first}${more}. The other lines were loaded; the bad lines are kept in the file until the next change, which first copies the whole file aside.`,
-        at: new Date().toISOString(),
-      });
+    this.snapshot = { entries, badLines: badLinesOf(rawLines) };
+    this.reportLoad();
+  }
+
+  /** One problem per load listing every malformed line, when that set changed; a clean load resolves. */
+  private reportLoad(): void {
+    const bad = this.snapshot.badLines;
+    if (bad.length === 0) {
+      this.reportedBad = '';
+      this.spec.onResolved?.();
+      return;
     }
+    const key = bad.map((b) => `${b.line}\u0000${this.rawLines[b.line - 1]!.text}`).join('\n');
+    if (key === this.reportedBad) return;
+    this.reportedBad = key;
+    this.spec.onResolved?.(); // the new report replaces the earlier ones
+    const listed = bad.map((b) => `line ${b.line} (${b.reason.length > REASON_MAX ? `${b.reason.slice(0, REASON_MAX)}…` : b.reason})`).join('; ');
+    this.spec.onProblem?.({
+      source: this.spec.source,
+      path: this.spec.path,
+      message: `${this.spec.path} has ${bad.length} malformed line${bad.length === 1 ? '' : 's'}: ${listed}. The other lines were loaded; the malformed lines stay where they are in the file (writes leave them alone) until someone fixes or removes them.`,
+      at: new Date().toISOString(),
+    });
   }
 
   private serialize(e: StoredEntry): string {
-    let line = this.lines.get(e);
+    let line = this.serialized.get(e);
     if (line === undefined) {
       line = serializeEntry(e);
-      this.lines.set(e, line);
+      this.serialized.set(e, line);
     }
     return line;
   }
@@ -245,46 +250,23 @@ export class JsonlScopeFile {
       withFileLock(this.spec.path, async () => {
         const fresh = await this.readFresh(false, true);
         const { result, upserts = [], deletes = [] } = plan(fresh.entries);
-        const deleteSet = new Set(deletes);
-        if (upserts.length === 0 && deleteSet.size === 0) return { result, entries: fresh.entries };
-
-        const byId = new Map(upserts.map((u) => [u.id, u]));
+        const present = new Set(fresh.entries.map((e) => e.id));
+        const deleteSet = new Set([...deletes].filter((id) => present.has(id)));
         const replaced = new Map<string, StoredEntry>();
-        for (const e of fresh.entries) {
-          const u = byId.get(e.id);
-          if (u) replaced.set(e.id, u);
-        }
-        const added = [...byId.values()].filter((u) => !replaced.has(u.id)).sort(compareEntries);
-        let kept: StoredEntry[] = fresh.entries.filter((e) => !deleteSet.has(e.id)).map((e) => replaced.get(e.id) ?? e);
-        // createdAt never changes, so replaced entries keep their place; merge the new ones in.
-        const last = kept[kept.length - 1];
-        const appendOnly = replaced.size === 0 && deleteSet.size === 0 && fresh.badLines.length === 0 && (!last || compareEntries(last, added[0]!) < 0) && this.canonical;
-        kept = appendOnly ? kept.concat(added) : mergeSorted(kept, added);
+        const addedById = new Map<string, StoredEntry>();
+        for (const u of upserts) (present.has(u.id) ? replaced : addedById).set(u.id, u);
+        for (const id of deleteSet) replaced.delete(id);
+        const added = [...addedById.values()].sort(compareEntries);
+        if (replaced.size === 0 && deleteSet.size === 0 && added.length === 0) return { result, entries: fresh.entries };
 
-        if (appendOnly) {
-          const chunk = Buffer.from(added.map((e) => `${this.serialize(e)}\n`).join(''), 'utf8');
-          await fs.mkdir(dirname(this.spec.path), { recursive: true });
-          const handle = await fs.open(this.spec.path, 'a', 0o600);
-          try {
-            await handle.writeFile(chunk);
-            await handle.sync();
-          } finally {
-            await handle.close();
-          }
-          const size = this.known!.size + chunk.length;
-          this.known = { key: statKey(this.spec.path), size, tail: tailOf(Buffer.concat([this.known!.tail, chunk])) };
-        } else {
-          if (fresh.badLines.length > 0) await this.setAside(fresh.badLines);
-          const text = kept.length > 0 ? `${kept.map((e) => this.serialize(e)).join('\n')}\n` : '';
-          await writeFileAtomic(this.spec.path, text);
-          const buf = Buffer.from(text, 'utf8');
-          this.known = { key: statKey(this.spec.path), size: buf.length, tail: tailOf(buf) };
-        }
-        this.canonical = true;
-        this.snapshot = { entries: kept, badLines: [] };
-        // Keep the line cache in step with what is on disk now.
-        for (const e of fresh.entries) if (deleteSet.has(e.id) || replaced.has(e.id)) this.lineCache.delete(this.serialize(e));
-        for (const e of [...replaced.values(), ...added]) this.lineCache.set(this.serialize(e), e);
+        if (replaced.size === 0 && deleteSet.size === 0) await this.append(added);
+        else await this.rewrite(replaced, deleteSet, added);
+        // createdAt never changes, so replaced entries keep their place in the sorted snapshot; merge the new ones in.
+        const kept = mergeSorted(
+          fresh.entries.filter((e) => !deleteSet.has(e.id)).map((e) => replaced.get(e.id) ?? e),
+          added,
+        );
+        this.snapshot = { entries: kept, badLines: badLinesOf(this.rawLines) };
         return { result, entries: kept };
       });
     const result = this.queue.then(run, run);
@@ -292,18 +274,52 @@ export class JsonlScopeFile {
     return result;
   }
 
-  private async setAside(badLines: readonly BadLine[]): Promise<void> {
-    const path = this.spec.path;
-    const aside = join(dirname(path), `${basename(path)}.malformed-${timestampForFileName()}`);
-    await fs.copyFile(path, aside);
-    this.spec.onProblem?.({
-      source: this.spec.source,
-      path,
-      message: `${path} had ${badLines.length} malformed line${badLines.length === 1 ? '' : 's'} (${badLines.map((b) => `line ${b.line}`).join(', ')}). Before rewriting it, the whole file was copied to ${aside}; nothing was deleted. Fix the lines there and add them back if they matter.`,
-      setAsidePath: aside,
-      at: new Date().toISOString(),
-    });
+  private get newFileMode(): number {
+    return this.spec.newFileMode ?? 0o600;
   }
+
+  /** New entries as new lines at the end (after a line break, should the last line be torn). */
+  private async append(added: readonly StoredEntry[]): Promise<void> {
+    const lines = newLines(this.rawLines, added, (e) => this.serialize(e));
+    const chunk = Buffer.from(`${this.endsWithNewline ? '' : '\n'}${joinLines(lines)}`, 'utf8');
+    await appendDurably(this.spec.path, chunk, this.newFileMode);
+    const known = this.known!;
+    this.known = { key: statFile(this.spec.path).key, size: known.size + chunk.length, tail: tailOf(Buffer.concat([known.tail, chunk])) };
+    this.rawLines.push(...lines);
+    this.endsWithNewline = true;
+    for (const e of added) this.lineCache.set(this.serialize(e), e);
+  }
+
+  /** An atomic rewrite in which only the lines of changed, deleted and new entries differ. */
+  private async rewrite(replaced: ReadonlyMap<string, StoredEntry>, deletes: ReadonlySet<string>, added: readonly StoredEntry[]): Promise<void> {
+    const next = rewriteLines(this.rawLines, replaced, deletes, added, (e) => this.serialize(e));
+    const text = joinLines(next);
+    await writeKeepingMode(this.spec.path, text, this.newFileMode);
+    const buf = Buffer.from(text, 'utf8');
+    this.known = { key: statFile(this.spec.path).key, size: buf.length, tail: tailOf(buf) };
+    this.rawLines = next;
+    this.endsWithNewline = true;
+    // Keep the line cache in step with what is on disk now.
+    const cache = new Map<string, StoredEntry>();
+    for (const e of [...replaced.values(), ...added]) cache.set(this.serialize(e), e);
+    for (const l of next) {
+      if (l.id === undefined) continue;
+      const line = l.text.endsWith('\r') ? l.text.slice(0, -1) : l.text;
+      const e = cache.get(line) ?? this.lineCache.get(line);
+      if (e) cache.set(line, e);
+    }
+    this.lineCache = cache;
+  }
+}
+
+function parseLine(line: string, scope: MemoryScope, fileDate: string | undefined): { ok: true; entry: StoredEntry } | { ok: false; reason: string } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(line);
+  } catch (err) {
+    return { ok: false, reason: `not valid JSON (${(err as Error).message})` };
+  }
+  return parseStoredEntry(raw, scope, line, fileDate);
 }
 
 function mergeSorted(a: readonly StoredEntry[], b: readonly StoredEntry[]): StoredEntry[] {

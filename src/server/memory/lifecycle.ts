@@ -8,7 +8,7 @@ import { MemoryError } from './errors';
 import { computeRevision, normalizeTags, type StoredEntry } from './memoryEntry';
 import { isActive, newId, zodToMemoryError, type MemoryState } from './memoryState';
 import { refuseSecrets } from './secrets';
-import { viewNow } from './visibility';
+import { judge, viewNow } from './visibility';
 
 export function capCheck(st: MemoryState, scope: MemoryScope, entries: readonly StoredEntry[], sessionKey: string | undefined, adding: number, freeing: number): void {
   const inScope = entries.filter((e) => isActive(e) && (scope !== 'session' || e.sessionKey === sessionKey));
@@ -126,14 +126,41 @@ export async function forgetPreview(st: MemoryState, id: string): Promise<Forget
   return planForget(st.scopes[e.scope].entries, id);
 }
 
+/**
+ * What forgetting the flagged entry `id` deletes and restores: only that entry (what it was consolidated
+ * from or into is judged on its own, and stays); what it superseded or absorbed comes back.
+ */
+export function planForgetOne(entries: readonly StoredEntry[], id: string): ForgetPlan {
+  const restored = entries.filter((e) => e.id !== id && (e.consolidatedInto === id || e.supersededBy === id)).map((e) => e.id);
+  return { deleted: entries.some((e) => e.id === id) ? [id] : [], restored };
+}
+
 /** Forgets `id` and what follows from it (see planForget). Final; recorded in the audit log (ids, counts). */
 export async function forget(st: MemoryState, id: string): Promise<ForgetPlan> {
   st.assertWritable();
+  return forgetWith(st, id, 'forget', planForget);
+}
+
+/**
+ * Forgets one flagged entry (see planForgetOne) — also while memory is off, the one write a person can make
+ * then, so that an attack committed to the project file can be removed without turning memory on. Refuses an
+ * entry the threat scan does not flag (now, fresh from the file) and read-only memory.
+ */
+export async function forgetFlagged(st: MemoryState, id: string): Promise<ForgetPlan> {
+  st.assertWritable({ evenWhenOff: true });
+  return forgetWith(st, id, 'forget-flagged', planForgetOne, (e) => {
+    if (!judge(st, e).flagged) throw new MemoryError('invalid', `"${e.title}" (${e.id}) is not flagged; only flagged entries can be forgotten this way. Turn memory on to forget other entries.`);
+  });
+}
+
+async function forgetWith(st: MemoryState, id: string, action: 'forget' | 'forget-flagged', planFor: (entries: readonly StoredEntry[], id: string) => ForgetPlan, check?: (e: StoredEntry) => void): Promise<ForgetPlan> {
   const found = await st.findOrThrow(id);
   const at = st.now().toISOString();
   const plan = await st.mutate(found.scope, (entries) => {
-    if (!entries.some((e) => e.id === id)) throw new MemoryError('not-found', `No memory entry has the id ${id}.`);
-    const plan = planForget(entries, id);
+    const target = entries.find((x) => x.id === id);
+    if (!target) throw new MemoryError('not-found', `No memory entry has the id ${id}.`);
+    check?.(target);
+    const plan = planFor(entries, id);
     const deleted = new Set(plan.deleted);
     const restored = new Set(plan.restored);
     const upserts = entries
@@ -149,7 +176,7 @@ export async function forget(st: MemoryState, id: string): Promise<ForgetPlan> {
       });
     return { result: plan, upserts, deletes: deleted };
   });
-  await st.audit.append({ at, action: 'forget', scope: found.scope, by: currentUser(), target: id, deleted: plan.deleted, restored: plan.restored, counts: { deleted: plan.deleted.length, restored: plan.restored.length } });
+  await st.audit.append({ at, action, scope: found.scope, by: currentUser(), target: id, deleted: plan.deleted, restored: plan.restored, counts: { deleted: plan.deleted.length, restored: plan.restored.length } });
   return plan;
 }
 

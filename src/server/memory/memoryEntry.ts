@@ -6,6 +6,8 @@
  *   people, never compiled for a model until someone approves it.
  * - Tags are normalised (lower-cased, trimmed, de-duplicated, sorted); the revision is the sha256 of type,
  *   title, body and tags, computed on every load — a hand edit of a line is judged again like any other edit.
+ * - A line missing a date borrows one (see parseStoredEntry); a date that cannot be known is "unknown", never
+ *   1970, and never makes an entry old.
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
@@ -14,7 +16,11 @@ import { MEMORY_BODY_MAX, MEMORY_TITLE_MAX, MemoryScopeSchema, MemoryTypeSchema,
 export const ImportanceSchema = z.enum(['low', 'medium', 'high']);
 export type Importance = z.infer<typeof ImportanceSchema>;
 
-const EPOCH = '1970-01-01T00:00:00.000Z';
+/** The date of an entry when neither its line nor its file gives one. Not a date: never ages, sorts last. */
+export const UNKNOWN_DATE = 'unknown';
+
+/** Entries whose line carries no date at all (dated by the file, or unknown): a dated copy of the same id beats them. */
+const undated = new WeakSet<StoredEntry>();
 
 export const WrongFlagSchema = z.looseObject({ reason: z.string(), by: z.string(), at: z.string() });
 
@@ -90,8 +96,12 @@ export function computeRevision(e: { type: string; title: string; body: string; 
   return createHash('sha256').update(JSON.stringify([e.type, e.title, e.body, e.tags])).digest('hex');
 }
 
-/** Parses one line's JSON value into an entry of `scope`; answers the first schema problem otherwise. */
-export function parseStoredEntry(raw: unknown, scope: MemoryScope, rawLine: string): { ok: true; entry: StoredEntry } | { ok: false; reason: string } {
+/**
+ * Parses one line's JSON value into an entry of `scope`; answers the first schema problem otherwise. A
+ * missing createdAt falls back to provenance.at, then updatedAt, then `fileDate` (the file's mtime when it
+ * was loaded), then UNKNOWN_DATE; a missing updatedAt to the createdAt so found.
+ */
+export function parseStoredEntry(raw: unknown, scope: MemoryScope, rawLine: string, fileDate?: string): { ok: true; entry: StoredEntry } | { ok: false; reason: string } {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { ok: false, reason: 'the line is not a JSON object' };
   const obj = raw as Record<string, unknown>;
   // A hand-written line may lack an id: derive a stable one from the line so it survives reloads.
@@ -103,7 +113,8 @@ export function parseStoredEntry(raw: unknown, scope: MemoryScope, rawLine: stri
   }
   const d = parsed.data;
   const tags = normalizeTags(d.tags);
-  const createdAt = d.createdAt ?? d.provenance?.at ?? EPOCH;
+  const lineDate = d.createdAt ?? d.provenance?.at ?? d.updatedAt;
+  const createdAt = lineDate ?? fileDate ?? UNKNOWN_DATE;
   const legacy = !d.provenance || !d.trust;
   const entry: StoredEntry = {
     ...d,
@@ -124,6 +135,7 @@ export function parseStoredEntry(raw: unknown, scope: MemoryScope, rawLine: stri
     wrongFlags: d.wrongFlags,
   };
   if (d.type === 'decision' && !entry.status) entry.status = entry.supersededBy ? 'superseded' : 'active';
+  if (lineDate === undefined) undated.add(entry);
   return { ok: true, entry };
 }
 
@@ -161,8 +173,12 @@ export function compareEntries(a: StoredEntry, b: StoredEntry): number {
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
-/** Newest updatedAt wins (a union merge can leave two versions of one id); ties go to the later revision string. */
+/**
+ * Newest updatedAt wins (a union merge can leave two versions of one id); a copy whose line carries a date
+ * beats one without; ties go to the later revision string.
+ */
 export function newer(a: StoredEntry, b: StoredEntry): StoredEntry {
+  if (undated.has(a) !== undated.has(b)) return undated.has(a) ? b : a;
   if (a.updatedAt !== b.updatedAt) return a.updatedAt > b.updatedAt ? a : b;
   return a.revision >= b.revision ? a : b;
 }

@@ -20,10 +20,10 @@ import {
 } from '../../shared/memorySchemas';
 import type { MemoryIndexEntry } from '../delivery/knowledgeBlock';
 import { exportScope, importScope } from './importExport';
-import { consolidate, forget, forgetPreview, forgetScope, planForget } from './lifecycle';
+import { consolidate, forget, forgetFlagged, forgetPreview, forgetScope, planForget } from './lifecycle';
 import type { StoredEntry } from './memoryEntry';
 import { MemoryState, zodToMemoryError, type MemoryServiceDeps } from './memoryState';
-import { indexFor, list, read, recall } from './recall';
+import { indexFor, list, listFlagged, read, recall } from './recall';
 import { approve, flagWrong, markReviewed, remember, update } from './writing';
 
 export { MemoryError, MEMORY_ERROR_CODE } from './errors';
@@ -68,6 +68,14 @@ export class MemoryService {
   /** People's view: every entry of the loaded scopes, flagged ones included with their findings. */
   list(params: MemoryListParams = {}): Promise<MemoryListResult> {
     return list(this.state, params);
+  }
+
+  /**
+   * People's view of flagged entries only (findings included), also while memory is off: what a committed
+   * attack looks like. Same params as `list`; `flagged` is always true.
+   */
+  listFlagged(params: MemoryListParams = {}): Promise<MemoryListResult> {
+    return listFlagged(this.state, params);
   }
 
   /** A model's view: never flagged, aged, legacy, wrong, superseded, or another session's pending entries. */
@@ -130,6 +138,14 @@ export class MemoryService {
   /** Forgets `id` and what follows from it (see planForget). Final; recorded in the audit log (ids, counts). */
   forget(id: string): Promise<ForgetPlan> {
     return forget(this.state, id);
+  }
+
+  /**
+   * Forgets one flagged entry — also while memory is off (never while read-only): only that entry; what it
+   * superseded or absorbed comes back. Refuses an entry that is not flagged. Recorded in the audit log.
+   */
+  forgetFlagged(id: string): Promise<ForgetPlan> {
+    return forgetFlagged(this.state, id);
   }
 
   /** "Forget everything" in a scope (session scope: one session's entries when `sessionKey` is given). */

@@ -23,6 +23,8 @@ export interface MemoryServiceDeps {
   scan: (text: string) => readonly ThreatFinding[];
   reviews: ReviewStore | null;
   onProblem?: (p: StoreProblem) => void;
+  /** A later load of `path` was clean (or readable again): the problems reported for it earlier no longer hold. */
+  onProblemsResolved?: (where: { source: string; path: string }) => void;
   now?: () => Date;
 }
 
@@ -109,7 +111,7 @@ export class MemoryState {
       const path = paths[scope];
       return {
         scope,
-        file: path ? new JsonlScopeFile({ source: `memory:${scope}`, path, scope, onProblem: (p) => deps.onProblem?.(p) }) : null,
+        file: path ? this.scopeFile(scope, path) : null,
         loaded: path !== null,
         ...(path ? {} : { error: 'No folder is open: project memory lives in the workspace (.knowledge/memory.jsonl).' }),
         entries: [],
@@ -118,6 +120,19 @@ export class MemoryState {
     };
     this.scopes = { project: state('project'), personal: state('personal'), session: state('session') };
     this.audit = new AuditLog(join(deps.globalStoragePath, 'memory', 'audit.jsonl'));
+  }
+
+  private scopeFile(scope: MemoryScope, path: string): JsonlScopeFile {
+    const source = `memory:${scope}`;
+    return new JsonlScopeFile({
+      source,
+      path,
+      scope,
+      // The project file is shared through git: created like any workspace file. The others stay private.
+      newFileMode: scope === 'project' ? 0o666 : 0o600,
+      onProblem: (p) => this.deps.onProblem?.(p),
+      onResolved: () => this.deps.onProblemsResolved?.({ source, path }),
+    });
   }
 
   // ---- status ------------------------------------------------------------------------------------------
@@ -262,8 +277,9 @@ export class MemoryState {
 
   // ---- writing -----------------------------------------------------------------------------------------
 
-  assertWritable(): void {
-    if (!this.config.on) throw new MemoryError('memory-off', OFF_MESSAGE);
+  /** `evenWhenOff`: for the one write a person may make with memory off — forgetting a flagged entry. */
+  assertWritable(opts: { evenWhenOff?: boolean } = {}): void {
+    if (!this.config.on && !opts.evenWhenOff) throw new MemoryError('memory-off', OFF_MESSAGE);
     if (this.config.readonly) throw new MemoryError('readonly', READONLY_MESSAGE);
   }
 

@@ -3,6 +3,7 @@
  * reading one entry, and the layered index of titles for a session's block.
  */
 import Fuse, { type IFuseOptions } from 'fuse.js';
+import type { z } from 'zod';
 import {
   MemoryListParamsSchema,
   RecallParamsSchema,
@@ -47,6 +48,19 @@ const FUSE_OPTIONS: IFuseOptions<SearchDoc> = {
 export async function list(st: MemoryState, params: MemoryListParams): Promise<MemoryListResult> {
   const p = zodToMemoryError(MemoryListParamsSchema, params);
   if (!st.config.on) return { entries: [], total: 0 };
+  return listLoaded(st, p);
+}
+
+/**
+ * People's view of the flagged entries only, with their findings — also while memory is off, so that an
+ * attack committed to the project file is seen. The other filters narrow it; `flagged` cannot widen it.
+ */
+export async function listFlagged(st: MemoryState, params: MemoryListParams): Promise<MemoryListResult> {
+  const p = zodToMemoryError(MemoryListParamsSchema, params);
+  return listLoaded(st, { ...p, flagged: true });
+}
+
+async function listLoaded(st: MemoryState, p: z.output<typeof MemoryListParamsSchema>): Promise<MemoryListResult> {
   await st.refresh();
   const now = st.now().getTime();
   const accept = (e: StoredEntry): boolean => {

@@ -12,11 +12,21 @@ import { dirname, basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 
-export async function writeFileAtomic(path: string, data: string): Promise<void> {
+export async function writeFileAtomic(path: string, data: string, options: { mode?: number; keepMode?: boolean } = {}): Promise<void> {
   await fs.mkdir(dirname(path), { recursive: true });
+  // keepMode: the new file keeps the mode of the one it replaces (a shared 0644 file stays 0644).
+  let mode: number | undefined;
+  if (options.keepMode) {
+    try {
+      mode = (await fs.stat(path)).mode & 0o7777;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+  }
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-  const handle = await fs.open(tmp, 'w', 0o600);
+  const handle = await fs.open(tmp, 'wx', mode ?? options.mode ?? 0o600);
   try {
+    if (mode !== undefined) await handle.chmod(mode); // exactly the old mode, whatever the umask
     await handle.writeFile(data, 'utf8');
     await handle.sync();
   } finally {
