@@ -2,6 +2,7 @@
 import { runStoreBench } from './store';
 import { runDeliveryBench } from './delivery';
 import { runThreatBench } from './threat';
+import { runThreatShapesBench } from './threatShapes';
 import { runMemoryBench } from './memory';
 import { runPanelBench } from './panel';
 
@@ -11,6 +12,7 @@ async function main(): Promise<void> {
   await runStoreBench();
   await runDeliveryBench();
   await runThreatBench();
+  await runThreatShapesBench();
   await runMemoryBench();
   await runPanelBench();
 }

@@ -7,7 +7,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { ReviewStore } from '../server/review/reviewStore';
 import { KnowledgeCore } from '../server/knowledgeCore';
 import type { Stats } from '../shared/schemas';
-import { runScan } from './scan';
+import { runScan, type ScanHooks } from './scan';
 
 export interface CliIo {
   stdout: (s: string) => void;
@@ -55,6 +55,35 @@ function findWorkspaceRoot(cwd: string): string | undefined {
     if (existsSync(join(dir, '.knowledge'))) return dir;
     if (dirname(dir) === dir) return undefined;
   }
+}
+
+/**
+ * Reviews ("reviewed — not a threat") live in each workspace's `.knowledge/reviews.json`. The workspace of a
+ * scanned path is found from that path, not from the current folder, so `scan some/repo/.knowledge` run
+ * from a parent folder honours some/repo's reviews.
+ */
+async function reviewsFor(args: readonly string[], cwd: string): Promise<ScanHooks> {
+  const targets = args.filter((a) => !a.startsWith('-') || a === '-');
+  const roots = new Set<string>();
+  for (const t of targets.length > 0 && !args.includes('--jsonl') ? targets : ['.']) {
+    const root = findWorkspaceRoot(resolve(cwd, t));
+    if (root) roots.add(root);
+  }
+  const stores = new Map<string, ReviewStore>();
+  for (const root of roots) {
+    const store = new ReviewStore(root);
+    await store.load();
+    stores.set(root, store);
+  }
+  // The innermost workspace that holds the file decides.
+  const byDepth = [...stores.keys()].sort((a, b) => b.length - a.length);
+  return {
+    isReviewed: (path, hash, version) => {
+      const abs = resolve(cwd, path);
+      const root = byDepth.find((r) => abs === r || abs.startsWith(r + sep));
+      return Boolean(root && stores.get(root)!.isReviewed(relative(root, abs).split(sep).join('/'), hash, version));
+    },
+  };
 }
 
 function parseOptions(args: string[], known: Record<string, 'value' | 'flag'>): Record<string, string | true> {
@@ -114,15 +143,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         return 0;
       case 'stats':
         return await stats(rest, io);
-      case 'scan': {
-        // Reviews ("reviewed — not a threat") live in the workspace's .knowledge/reviews.json.
-        const root = findWorkspaceRoot(io.cwd);
-        const reviews = root ? new ReviewStore(root) : undefined;
-        await reviews?.load();
-        return await runScan(rest, io, {
-          isReviewed: (path, hash, version) => Boolean(root && reviews?.isReviewed(relative(root, resolve(io.cwd, path)).split(sep).join('/'), hash, version)),
-        });
-      }
+      case 'scan':
+        return await runScan(rest, io, await reviewsFor(rest, io.cwd));
       default:
         throw new UsageError(`unknown command ${command}`);
     }

@@ -4,7 +4,8 @@
  * Rules match on a *view* of the text in which the usual evasions are undone:
  * - NFKC (full-width letters, mathematical alphanumerics, ligatures, NBSP → their plain forms);
  * - invisible characters dropped: zero-width space/joiners, word joiner, BOM, soft hyphen, bidi controls,
- *   Unicode tag characters, variation selectors, Hangul fillers;
+ *   Unicode tag characters, variation selectors, Hangul fillers, and the replacement character, object and
+ *   annotation characters and noncharacters that a mangled byte leaves inside a word (`instr\uFFFDuctions`);
  * - a small homoglyph fold (Cyrillic/Greek letters that look Latin) so `іgnоre` matches `ignore`.
  *
  * Findings must point into the ORIGINAL text, so every character of the view carries the original span
@@ -26,7 +27,7 @@ export interface NormalizedText {
 /** Characters removed from the matching view (they render as nothing, or only steer direction). */
 export const INVISIBLE_RE =
   // eslint-disable-next-line no-misleading-character-class -- these invisible characters are the point
-  /[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\u{e0000}-\u{e007f}\u{e0100}-\u{e01ef}]/u;
+  /[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufdd0-\ufdef\ufe00-\ufe0f\ufeff\uffa0\ufff9-\uffff\u{e0000}-\u{e007f}\u{e0100}-\u{e01ef}]/u;
 
 const NON_ASCII_RE = /[\u0080-\uffff]/;
 
