@@ -6,7 +6,7 @@
  */
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { MemoryChangedNotification, MemoryConfigureRequest } from '../../shared/memoryProtocol';
+import { MemoryConfigureRequest } from '../../shared/memoryProtocol';
 import type { MemoryConfig } from '../../shared/memorySchemas';
 
 export const MEMORY_FLAG = 'SESSION_KNOWLEDGE_MEMORY_ENABLE';
@@ -37,8 +37,10 @@ export class MemoryController implements vscode.Disposable {
     private readonly context: vscode.ExtensionContext,
     private readonly client: LanguageClient,
     private readonly log: vscode.LogOutputChannel,
+    /** The server's MemoryChangedNotification (through ServerEvents: one handler per notification). */
+    onServerChanged: vscode.Event<void>,
   ) {
-    this.disposables.push(client.onNotification(MemoryChangedNotification.type, () => this.changed.fire()));
+    this.disposables.push(onServerChanged(() => this.changed.fire()));
   }
 
   isOn(): boolean {

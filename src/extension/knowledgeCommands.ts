@@ -1,0 +1,211 @@
+/**
+ * Commands on notes, plans and pins: create, pin and unpin (next chat, active session), mark reviewed,
+ * refresh, store health. Each works from the tree, the editor title, the Explorer and the keyboard alone.
+ */
+import * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import {
+  CreateItemRequest,
+  MarkReviewedRequest,
+  ReindexRequest,
+  StatsRequest,
+  UpdateDraftPinsRequest,
+  UpdateSessionPinsRequest,
+} from '../shared/protocol';
+import type { KnowledgeItem, KnowledgeKind, Stats } from '../shared/schemas';
+import type { TreeNode } from './notesTree';
+
+export interface KnowledgeCommandDeps {
+  client: LanguageClient;
+  output: vscode.LogOutputChannel;
+  folder: vscode.WorkspaceFolder | undefined;
+  /** The indexed notes and plans and the draft as the tree last read them. */
+  items: () => readonly KnowledgeItem[];
+  draftPins: () => readonly string[];
+  activeSession: () => string | undefined;
+  activeSessionPins: () => Promise<string[]>;
+  refresh: () => Promise<void>;
+}
+
+/** Asks "are you sure?" with Cancel first and selected, so that Enter never confirms by accident. */
+export async function confirmSafely(title: string, confirmLabel: string, detail: string): Promise<boolean> {
+  const cancel: vscode.QuickPickItem = { label: '$(close) Cancel', detail: 'Change nothing' };
+  const confirm: vscode.QuickPickItem = { label: confirmLabel, detail };
+  const picked = await vscode.window.showQuickPick([cancel, confirm], { title, placeHolder: 'Cancel is selected: choose the second entry to go ahead', ignoreFocusOut: true });
+  return picked === confirm;
+}
+
+export function registerKnowledgeCommands(context: vscode.ExtensionContext, deps: KnowledgeCommandDeps): void {
+  const { client: lc, output, folder } = deps;
+
+  const create = async (kind: KnowledgeKind) => {
+    if (!folder) {
+      void vscode.window.showWarningMessage('Open a folder first: notes and plans live in its .knowledge/ folder.');
+      return undefined;
+    }
+    const title = await vscode.window.showInputBox({
+      title: kind === 'note' ? 'New Note' : 'New Plan',
+      prompt: `Title of the ${kind}; it becomes the file's first heading`,
+      placeHolder: kind === 'note' ? 'e.g. Coding conventions' : 'e.g. Release 1.2',
+      validateInput: (v) => (v.trim() === '' ? 'A title is required' : v.length > 200 ? 'At most 200 characters' : undefined),
+    });
+    if (title === undefined) return undefined;
+    const item = await lc.sendRequest(CreateItemRequest.type, { kind, title: title.trim() });
+    await deps.refresh();
+    const editor = await vscode.window.showTextDocument(vscode.Uri.file(item.path), { preview: false });
+    // The cursor goes to the first body line, below the heading, ready to type.
+    const doc = editor.document;
+    // `# Title`, a blank line, then the body (a plan's first section heading is skipped too).
+    let body = Math.min(doc.lineCount - 1, 2);
+    if (doc.lineAt(body).text.startsWith('#')) body = Math.min(doc.lineCount - 1, body + 1);
+    const end = doc.lineAt(body).range.end;
+    editor.selection = new vscode.Selection(end, end);
+    return item.id;
+  };
+
+  /** Lets the person choose notes and plans (the draft's pins marked) when a pin command has no target. */
+  const pickItems = async (title: string, candidates: readonly string[]): Promise<string[] | undefined> => {
+    const byId = new Map(deps.items().map((i) => [i.id, i]));
+    if (candidates.length === 0) {
+      void vscode.window.showInformationMessage(title.startsWith('Unpin') ? 'Nothing is pinned.' : 'There are no notes or plans yet: create one with Session Knowledge: New Note.');
+      return undefined;
+    }
+    const picks = await vscode.window.showQuickPick(
+      candidates.map((id) => {
+        const item = byId.get(id);
+        return {
+          label: `$(${item?.flaggedRules.length ? 'warning' : item?.kind === 'plan' ? 'checklist' : item ? 'note' : 'file'}) ${item?.title ?? id}`,
+          description: id,
+          detail: item?.flaggedRules.length ? `withheld — reads as an instruction (${item.flaggedRules.join(', ')})` : undefined,
+          id,
+        };
+      }),
+      { title, canPickMany: true, matchOnDescription: true },
+    );
+    return picks && picks.length > 0 ? picks.map((p) => p.id) : undefined;
+  };
+
+  const updateDraft = async (change: { add?: string[]; remove?: string[] }) => {
+    const result = await lc.sendRequest(UpdateDraftPinsRequest.type, change);
+    for (const r of result.refused) void vscode.window.showWarningMessage(`Not pinned: ${r.reason}.`);
+    await deps.refresh();
+    return result;
+  };
+
+  context.subscriptions.push(
+    vscode.commands.registerCommand('sessionKnowledge.newNote', () => create('note')),
+    vscode.commands.registerCommand('sessionKnowledge.newPlan', () => create('plan')),
+    vscode.commands.registerCommand('sessionKnowledge.pinToNextChat', async (target?: unknown, selection?: unknown) => {
+      const draft = new Set(deps.draftPins());
+      const refs = pinRefs(target, selection) ?? (await pickItems('Pin to Next Chat', deps.items().map((i) => i.id).filter((id) => !draft.has(id))));
+      if (!refs) return undefined;
+      const result = await updateDraft({ add: refs });
+      if (result.refused.length === 0) vscode.window.setStatusBarMessage(`$(pin) Pinned to the next chat: ${refs.map((r) => vscode.workspace.asRelativePath(r)).join(', ')}`, 4000);
+      return result;
+    }),
+    vscode.commands.registerCommand('sessionKnowledge.unpinFromNextChat', async (target?: unknown, selection?: unknown) => {
+      const refs = pinRefs(target, selection) ?? (await pickItems('Unpin from Next Chat', deps.draftPins()));
+      if (!refs) return undefined;
+      return updateDraft({ remove: refs });
+    }),
+    vscode.commands.registerCommand('sessionKnowledge.markReviewed', async (id?: string, revision?: string) => {
+      if (typeof id !== 'string' || typeof revision !== 'string') return undefined;
+      const ok = await confirmSafely(
+        `Mark ${id} as reviewed — not a threat?`,
+        '$(check) Mark Reviewed',
+        'It will reach the agent again, for this exact content only; any edit is judged again.',
+      );
+      if (!ok) return undefined;
+      try {
+        const review = await lc.sendRequest(MarkReviewedRequest.type, { id, revision });
+        vscode.window.setStatusBarMessage(`$(check) ${id} marked reviewed (${review.rules.join(', ')})`, 5000);
+        await deps.refresh();
+        return review;
+      } catch (err) {
+        void vscode.window.showErrorMessage(`Not marked: ${(err as Error).message}`);
+        return undefined;
+      }
+    }),
+    vscode.commands.registerCommand('sessionKnowledge.pinToActiveSession', async (target?: unknown, selection?: unknown) => {
+      const key = deps.activeSession();
+      if (!key) {
+        void vscode.window.showInformationMessage('No @knowledge session in this window yet: use Pin to Next Chat instead.');
+        return undefined;
+      }
+      const current = new Set(await deps.activeSessionPins());
+      const refs = pinRefs(target, selection) ?? (await pickItems('Pin to Active Chat Session', deps.items().map((i) => i.id).filter((id) => !current.has(id))));
+      if (!refs) return undefined;
+      try {
+        const info = await lc.sendRequest(UpdateSessionPinsRequest.type, { key, add: refs });
+        vscode.window.setStatusBarMessage('$(pin) Pinned to the active session; the next message sends it', 4000);
+        await deps.refresh();
+        return info;
+      } catch (err) {
+        void vscode.window.showWarningMessage(`Not pinned: ${(err as Error).message}`);
+        return undefined;
+      }
+    }),
+    vscode.commands.registerCommand('sessionKnowledge.unpinFromActiveSession', async (target?: unknown, selection?: unknown) => {
+      const key = deps.activeSession();
+      if (!key) return undefined;
+      const refs = pinRefs(target, selection) ?? (await pickItems('Unpin from Active Chat Session', await deps.activeSessionPins()));
+      if (!refs) return undefined;
+      const info = await lc.sendRequest(UpdateSessionPinsRequest.type, { key, remove: refs });
+      await deps.refresh();
+      return info;
+    }),
+    vscode.commands.registerCommand('sessionKnowledge.refresh', async () => {
+      await lc.sendRequest(ReindexRequest.type);
+      await deps.refresh();
+    }),
+    vscode.commands.registerCommand('sessionKnowledge.openKnowledgeFolder', async () => {
+      if (!folder) {
+        void vscode.window.showWarningMessage('Open a folder first: the knowledge folder is .knowledge/ inside it.');
+        return;
+      }
+      const uri = vscode.Uri.joinPath(folder.uri, '.knowledge');
+      await vscode.workspace.fs.createDirectory(uri);
+      await vscode.commands.executeCommand('revealInExplorer', uri);
+    }),
+    vscode.commands.registerCommand('sessionKnowledge.showStats', async (): Promise<Stats> => {
+      const stats = await lc.sendRequest(StatsRequest.type);
+      output.appendLine(formatStats(stats));
+      const summary = `Session Knowledge: ${stats.notes} notes, ${stats.plans} plans, ${stats.sessions} sessions; ${stats.problems.length === 0 ? 'no problems' : `${stats.problems.length} problem(s)`}.`;
+      void vscode.window.showInformationMessage(summary, 'Show Output').then((c) => c && output.show(true));
+      return stats;
+    }),
+  );
+}
+
+/**
+ * What a pin command was invoked on: a tree node (or a multi-selection of them), a file URI (Explorer, editor
+ * title), a path string, or the active editor. Undefined when there is nothing: the command then asks.
+ */
+export function pinRefs(target: unknown, selection?: unknown): string[] | undefined {
+  // A multi-selection in the tree arrives as the second argument.
+  if (Array.isArray(selection) && selection.length > 1) {
+    const refs = selection.flatMap((n) => pinRefs(n) ?? []);
+    if (refs.length > 0) return refs;
+  }
+  const node = target as TreeNode | undefined;
+  if (node && typeof node === 'object' && 'type' in node) {
+    if (node.type === 'item') return [node.item.id];
+    if (node.type === 'draftPin' || node.type === 'sessionPin') return [node.id];
+  }
+  if (target instanceof vscode.Uri) return target.scheme === 'file' ? [target.fsPath] : undefined;
+  if (typeof target === 'string') return [target];
+  if (Array.isArray(target) && target.every((t) => typeof t === 'string')) return target.length > 0 ? (target as string[]) : undefined;
+  if (target !== undefined) return undefined;
+  const active = vscode.window.activeTextEditor?.document.uri;
+  return active?.scheme === 'file' ? [active.fsPath] : undefined;
+}
+
+export function formatStats(stats: Stats): string {
+  const lines = [
+    `Workspace: ${stats.workspaceFolder ?? '(none)'}`,
+    `Notes: ${stats.notes}  Plans: ${stats.plans}  Sessions: ${stats.sessions}  Draft pins: ${stats.draftPins}`,
+    ...stats.stores.map((s) => `Store ${s.source}: ${s.state}${s.schemaVersion !== null ? ` (schema v${s.schemaVersion})` : ''} — ${s.path}`),
+    ...(stats.problems.length === 0 ? ['Problems: none'] : stats.problems.map((p) => `Problem: ${p.message}`)),
+  ];
+  return lines.join('\n');
+}
