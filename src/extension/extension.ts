@@ -97,8 +97,10 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
     events.onStoreChanged(() => void refresh()),
     events.onProblem((problem) => {
       output.warn(problem.message);
-      if (shownProblems.has(problem.path)) return;
-      shownProblems.add(problem.path);
+      // Once per distinct report: a later, different report on the same file (another bad line) is shown too.
+      const seen = `${problem.path}\0${problem.message}`;
+      if (shownProblems.has(seen)) return;
+      shownProblems.add(seen);
       const actions = problem.setAsidePath ? ['Open Set-Aside File', 'Show Output'] : ['Show Output'];
       void vscode.window.showWarningMessage(`Session Knowledge: ${problem.message}`, ...actions).then((choice) => {
         if (choice === 'Show Output') output.show(true);

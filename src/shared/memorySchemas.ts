@@ -148,6 +148,8 @@ export type RecallParams = z.input<typeof RecallParamsSchema>;
 
 export const MemoryIdParamsSchema = z.object({ id: Id, sessionKey: z.string().max(200).optional() }).strict();
 export type MemoryIdParams = z.infer<typeof MemoryIdParamsSchema>;
+/** Reading one entry. With `forModel` (or a `sessionKey`): null when a model may not see it. */
+export const MemoryReadParamsSchema = MemoryIdParamsSchema.extend({ forModel: z.boolean().optional() }).strict();
 
 export const UpdateMemoryParamsSchema = z
   .object({ id: Id, title: Title.optional(), body: Body.optional(), tags: Tags.optional(), type: MemoryTypeSchema.optional(), importance: z.enum(['low', 'medium', 'high']).optional() })

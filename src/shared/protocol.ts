@@ -1,210 +1,132 @@
-/* eslint-disable @typescript-eslint/no-namespace -- the vscode-eslint convention: one namespace per message, holding its method and type */
 /**
- * The custom language-server protocol of Session Knowledge. Every method is declared here once, with its
- * direction, and both sides use the typed constants (`X.type`), never a bare method string.
- * Params are validated with the zod schemas in `./schemas` by the server before any handler runs.
+ * The custom language-server protocol of Session Knowledge. Every message is declared here once, with its
+ * direction: its method (under `knowledge/`), its params zod schema (from `./schemas`) and its result type
+ * (see `./rpc`). The server routes from these declarations and validates params before any handler runs;
+ * both sides use the typed constants (`X.type`), never a bare method string.
  */
-import { NotificationType, NotificationType0, RequestType, RequestType0 } from 'vscode-languageserver-protocol';
-import type {
-  DeleteSessionResult,
-  JudgeFileParams,
-  JudgeFileResult,
-  MarkReviewedParams,
-  ReviewRecord,
-  AppendResultParams,
-  ClaimScheduledRunParams,
-  ClaimScheduledRunResult,
-  CompilePinsParams,
-  CreateSessionParams,
-  MarkDeliveredParams,
-  PendingBlock,
-  RenamePinParams,
-  ResolveParams,
-  SessionInfo,
-  SessionKeyParams,
-  SetPinnedMessagesParams,
-  SetSessionPinsParams,
-  UpdateSessionPinsParams,
-  CreateItemParams,
-  ItemsChanged,
-  KnowledgeItem,
-  ListItemsParams,
-  ServerStatus,
-  UpdateDraftPinsParams,
-  UpdateDraftPinsResult,
-  Stats,
-  StoreProblem,
+import { defineNotification, defineNotification0, defineRequest, defineRequest0 } from './rpc';
+import {
+  AppendResultParamsSchema,
+  ClaimScheduledRunParamsSchema,
+  CompilePinsParamsSchema,
+  CreateItemParamsSchema,
+  CreateSessionParamsSchema,
+  ItemsChangedSchema,
+  JudgeFileParamsSchema,
+  ListItemsParamsSchema,
+  MarkDeliveredParamsSchema,
+  MarkReviewedParamsSchema,
+  RenamePinParamsSchema,
+  ResolveParamsSchema,
+  SessionKeyParamsSchema,
+  SetPinnedMessagesParamsSchema,
+  SetSessionPinsParamsSchema,
+  StoreProblemSchema,
+  UpdateDraftPinsParamsSchema,
+  UpdateSessionPinsParamsSchema,
+  type ClaimScheduledRunResult,
+  type DeleteSessionResult,
+  type JudgeFileResult,
+  type KnowledgeItem,
+  type PendingBlock,
+  type ReviewRecord,
+  type ServerStatus,
+  type SessionInfo,
+  type Stats,
+  type UpdateDraftPinsResult,
 } from './schemas';
 
 /** Client → server: who the server is (pid, start time); used for health checks and restart tests. */
-export namespace StatusRequest {
-  export const method = 'knowledge/status' as const;
-  export const type = new RequestType0<ServerStatus, void>(method);
-}
+export const StatusRequest = defineRequest0('knowledge/status')<ServerStatus>();
 
 /** Client → server: the indexed notes and plans, sorted by kind then title. */
-export namespace ListItemsRequest {
-  export const method = 'knowledge/listItems' as const;
-  export const type = new RequestType<ListItemsParams, KnowledgeItem[], void>(method);
-}
+export const ListItemsRequest = defineRequest('knowledge/listItems', ListItemsParamsSchema)<KnowledgeItem[]>();
 
 /** Client → server: create `.knowledge/{notes|plans}/<slug>.md` with a heading; answers the new item. */
-export namespace CreateItemRequest {
-  export const method = 'knowledge/createItem' as const;
-  export const type = new RequestType<CreateItemParams, KnowledgeItem, void>(method);
-}
+export const CreateItemRequest = defineRequest('knowledge/createItem', CreateItemParamsSchema)<KnowledgeItem>();
 
 /** Client → server: counts, store health and problems (the same report as `session-knowledge stats`). */
-export namespace StatsRequest {
-  export const method = 'knowledge/stats' as const;
-  export const type = new RequestType0<Stats, void>(method);
-}
+export const StatsRequest = defineRequest0('knowledge/stats')<Stats>();
 
 /** Client → server: the "pin to next chat" draft (ids that pass into the next session created). */
-export namespace GetDraftPinsRequest {
-  export const method = 'knowledge/getDraftPins' as const;
-  export const type = new RequestType0<string[], void>(method);
-}
+export const GetDraftPinsRequest = defineRequest0('knowledge/getDraftPins')<string[]>();
 
 /**
  * Client → server: add/remove "pin to next chat" draft pins in one atomic update. Secret files and files
  * outside the workspace are refused (listed in `refused`) and nothing changes for them.
  */
-export namespace UpdateDraftPinsRequest {
-  export const method = 'knowledge/updateDraftPins' as const;
-  export const type = new RequestType<UpdateDraftPinsParams, UpdateDraftPinsResult, void>(method);
-}
+export const UpdateDraftPinsRequest = defineRequest('knowledge/updateDraftPins', UpdateDraftPinsParamsSchema)<UpdateDraftPinsResult>();
 
 /** Client → server: re-read every source from disk (after a pull, or by the person's request). */
-export namespace ReindexRequest {
-  export const method = 'knowledge/reindex' as const;
-  export const type = new RequestType0<number, void>(method);
-}
+export const ReindexRequest = defineRequest0('knowledge/reindex')<number>();
 
 /** Server → client: the note/plan index changed (created, edited, renamed or deleted on disk). */
-export namespace ItemsChangedNotification {
-  export const method = 'knowledge/itemsChanged' as const;
-  export const type = new NotificationType<ItemsChanged>(method);
-}
+export const ItemsChangedNotification = defineNotification('knowledge/itemsChanged', ItemsChangedSchema);
 
 /** Server → client: a source could not be loaded (malformed file set aside, unreadable folder). */
-export namespace ProblemNotification {
-  export const method = 'knowledge/problem' as const;
-  export const type = new NotificationType<StoreProblem>(method);
-}
+export const ProblemNotification = defineNotification('knowledge/problem', StoreProblemSchema);
 
 /** Server → client: the store changed (sessions, draft pins); views refresh. */
-export namespace StoreChangedNotification {
-  export const method = 'knowledge/storeChanged' as const;
-  export const type = new NotificationType0(method);
-}
+export const StoreChangedNotification = defineNotification0('knowledge/storeChanged');
 
 // ---- sessions ------------------------------------------------------------------------------------
 // Errors from these carry `data: { reason }` with reason 'unknown-session' | 'refused-pin' | 'no-workspace'.
 
 /** Client → server: create a session (the chat UI's first message passes `consumeDraft: true`). */
-export namespace CreateSessionRequest {
-  export const method = 'knowledge/sessions/create' as const;
-  export const type = new RequestType<CreateSessionParams, SessionInfo, void>(method);
-}
+export const CreateSessionRequest = defineRequest('knowledge/sessions/create', CreateSessionParamsSchema)<SessionInfo>();
 
 /** Client → server: one session's metadata. */
-export namespace GetSessionRequest {
-  export const method = 'knowledge/sessions/get' as const;
-  export const type = new RequestType<SessionKeyParams, SessionInfo, void>(method);
-}
+export const GetSessionRequest = defineRequest('knowledge/sessions/get', SessionKeyParamsSchema)<SessionInfo>();
 
 /** Client → server: every session of this workspace, newest first. */
-export namespace ListSessionsRequest {
-  export const method = 'knowledge/sessions/list' as const;
-  export const type = new RequestType0<SessionInfo[], void>(method);
-}
+export const ListSessionsRequest = defineRequest0('knowledge/sessions/list')<SessionInfo[]>();
 
 /** Client → server: replace a session's pins. Refuses (and changes nothing) if any pin is a secret or outside. */
-export namespace SetSessionPinsRequest {
-  export const method = 'knowledge/sessions/setPins' as const;
-  export const type = new RequestType<SetSessionPinsParams, SessionInfo, void>(method);
-}
+export const SetSessionPinsRequest = defineRequest('knowledge/sessions/setPins', SetSessionPinsParamsSchema)<SessionInfo>();
 
 /** Client → server: add/remove a session's pins atomically. Same refusals as setPins. */
-export namespace UpdateSessionPinsRequest {
-  export const method = 'knowledge/sessions/updatePins' as const;
-  export const type = new RequestType<UpdateSessionPinsParams, SessionInfo, void>(method);
-}
+export const UpdateSessionPinsRequest = defineRequest('knowledge/sessions/updatePins', UpdateSessionPinsParamsSchema)<SessionInfo>();
 
 /** Client → server: the chat messages pinned to survive compaction. */
-export namespace SetPinnedMessagesRequest {
-  export const method = 'knowledge/sessions/setPinnedMessages' as const;
-  export const type = new RequestType<SetPinnedMessagesParams, SessionInfo, void>(method);
-}
+export const SetPinnedMessagesRequest = defineRequest('knowledge/sessions/setPinnedMessages', SetPinnedMessagesParamsSchema)<SessionInfo>();
 
 /** Client → server: delete a session and, with it, its session-scope memory (a session's memory dies with it). */
-export namespace DeleteSessionRequest {
-  export const method = 'knowledge/sessions/delete' as const;
-  export const type = new RequestType<SessionKeyParams, DeleteSessionResult, void>(method);
-}
+export const DeleteSessionRequest = defineRequest('knowledge/sessions/delete', SessionKeyParamsSchema)<DeleteSessionResult>();
 
 /** Client → server: pins follow a rename made in VS Code (every session and the draft). Answers pins changed. */
-export namespace RenamePinRequest {
-  export const method = 'knowledge/sessions/renamePin' as const;
-  export const type = new RequestType<RenamePinParams, number, void>(method);
-}
+export const RenamePinRequest = defineRequest('knowledge/sessions/renamePin', RenamePinParamsSchema)<number>();
 
 // ---- delivery ------------------------------------------------------------------------------------
 
 /** Client → server: what the session is owed now; `text` '' when it already carries the signature. Records nothing. */
-export namespace ResolvePendingRequest {
-  export const method = 'knowledge/delivery/resolvePending' as const;
-  export const type = new RequestType<ResolveParams, PendingBlock, void>(method);
-}
+export const ResolvePendingRequest = defineRequest('knowledge/delivery/resolvePending', ResolveParamsSchema)<PendingBlock>();
 
 /** Client → server: the send carrying `signature` was accepted; record it as delivered. */
-export namespace MarkDeliveredRequest {
-  export const method = 'knowledge/delivery/markDelivered' as const;
-  export const type = new RequestType<MarkDeliveredParams, SessionInfo, void>(method);
-}
+export const MarkDeliveredRequest = defineRequest('knowledge/delivery/markDelivered', MarkDeliveredParamsSchema)<SessionInfo>();
 
 /** Client → server: the session was compacted and lost its block; answers the full block to re-send in its own turn. */
-export namespace NotifyCompactedRequest {
-  export const method = 'knowledge/delivery/notifyCompacted' as const;
-  export const type = new RequestType<ResolveParams, PendingBlock, void>(method);
-}
+export const NotifyCompactedRequest = defineRequest('knowledge/delivery/notifyCompacted', ResolveParamsSchema)<PendingBlock>();
 
 /** Client → server: the block for a list of pins, outside any session (the `knowledge_context` tool, previews). */
-export namespace CompilePinsRequest {
-  export const method = 'knowledge/delivery/compilePins' as const;
-  export const type = new RequestType<CompilePinsParams, PendingBlock, void>(method);
-}
+export const CompilePinsRequest = defineRequest('knowledge/delivery/compilePins', CompilePinsParamsSchema)<PendingBlock>();
 
 /** Client → server: keep the answer of a scheduled or dispatched prompt with its session (newest 20 kept). */
-export namespace AppendResultRequest {
-  export const method = 'knowledge/sessions/appendResult' as const;
-  export const type = new RequestType<AppendResultParams, SessionInfo, void>(method);
-}
+export const AppendResultRequest = defineRequest('knowledge/sessions/appendResult', AppendResultParamsSchema)<SessionInfo>();
 
 /**
  * Client → server: claim a scheduled prompt's time slot. Atomic across windows: exactly one caller gets
  * `claimed: true` for a slot. Creates the schedule's session (origin 'schedule', label = name) on first use
  * and keeps its pins in step with the configuration.
  */
-export namespace ClaimScheduledRunRequest {
-  export const method = 'knowledge/schedule/claim' as const;
-  export const type = new RequestType<ClaimScheduledRunParams, ClaimScheduledRunResult, void>(method);
-}
+export const ClaimScheduledRunRequest = defineRequest('knowledge/schedule/claim', ClaimScheduledRunParamsSchema)<ClaimScheduledRunResult>();
 
 // ---- threat findings -----------------------------------------------------------------------------
 
 /** Client → server: judge one workspace file now (current rule set, reviews applied). */
-export namespace JudgeFileRequest {
-  export const method = 'knowledge/threat/judgeFile' as const;
-  export const type = new RequestType<JudgeFileParams, JudgeFileResult | null, void>(method);
-}
+export const JudgeFileRequest = defineRequest('knowledge/threat/judgeFile', JudgeFileParamsSchema)<JudgeFileResult | null>();
 
 /**
  * Client → server: a person marks a flagged file "reviewed — not a threat" for exactly this revision under
  * the current rule set. Fails when the file changed since (`revision` no longer matches) or is not flagged.
  */
-export namespace MarkReviewedRequest {
-  export const method = 'knowledge/threat/markReviewed' as const;
-  export const type = new RequestType<MarkReviewedParams, ReviewRecord, void>(method);
-}
+export const MarkReviewedRequest = defineRequest('knowledge/threat/markReviewed', MarkReviewedParamsSchema)<ReviewRecord>();

@@ -1,7 +1,7 @@
 /**
  * The one error memory throws on purpose. `reason` says which rule refused; `message` is a sentence for a
  * person (or a model), never a stack trace. The server turns it into a ResponseError with
- * `MEMORY_ERROR_CODE` and `data.reason` (see routes.ts).
+ * `MEMORY_ERROR_CODE` and `data.reason` (see `src/server/routing.ts`).
  */
 export type MemoryErrorReason = 'memory-off' | 'readonly' | 'scope-full' | 'not-found' | 'invalid' | 'scope-unavailable';
 

@@ -1,0 +1,39 @@
+/**
+ * Owns what every route module shares: the connection, the core once `initialize` has built it, and the
+ * initialization options. `startServer` makes one; route modules read the core through it, never a global.
+ */
+import { ErrorCodes, ResponseError, type Connection } from 'vscode-languageserver';
+import type { InitializationOptions } from '../../shared/schemas';
+import type { KnowledgeCore } from '../knowledgeCore';
+
+export interface ServerContext {
+  readonly connection: Connection;
+  /** When the server started (ISO time), for `knowledge/status`. */
+  readonly startedAt: string;
+  /** The core; a request that arrives before `initialize` answers ServerNotInitialized. */
+  ready(): KnowledgeCore;
+  /** The core, or undefined while starting (for notifications and diagnostics, which answer no one). */
+  current(): KnowledgeCore | undefined;
+  /** The validated `initializationOptions`, once `initialize` has run. */
+  options(): InitializationOptions | undefined;
+}
+
+/** A context whose core and options `initialize` sets later through `init`. */
+export function createServerContext(connection: Connection): ServerContext & { init(core: KnowledgeCore, options: InitializationOptions): void } {
+  let core: KnowledgeCore | undefined;
+  let options: InitializationOptions | undefined;
+  return {
+    connection,
+    startedAt: new Date().toISOString(),
+    ready() {
+      if (!core) throw new ResponseError(ErrorCodes.ServerNotInitialized, 'The Session Knowledge server is still starting.');
+      return core;
+    },
+    current: () => core,
+    options: () => options,
+    init(c, o) {
+      core = c;
+      options = o;
+    },
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * Owns the memory requests on the wire, registered only when memory exists in this process
+ * (SESSION_KNOWLEDGE_MEMORY_ENABLE); a change is followed by `onChanged` so views and blocks refresh.
+ */
+import type { Connection } from 'vscode-languageserver';
+import {
+  MemoryApproveRequest,
+  MemoryConfigureRequest,
+  MemoryConsolidateRequest,
+  MemoryExportRequest,
+  MemoryFlagWrongRequest,
+  MemoryForgetPreviewRequest,
+  MemoryForgetRequest,
+  MemoryForgetScopeRequest,
+  MemoryImportRequest,
+  MemoryListRequest,
+  MemoryMarkReviewedRequest,
+  MemoryReadRequest,
+  MemoryRecallRequest,
+  MemoryRememberRequest,
+  MemoryStatusRequest,
+  MemoryUpdateRequest,
+} from '../../shared/memoryProtocol';
+import type { AnyRequestDecl } from '../../shared/rpc';
+import type { MemoryService } from '../memory/memoryService';
+import { route, type Handler } from '../routing';
+
+export interface MemoryRouteDeps {
+  memory: MemoryService;
+  /** Called after every change (the server sends MemoryChangedNotification, re-publishes blocks…). */
+  onChanged: () => void;
+}
+
+export function registerMemoryRoutes(connection: Connection, deps: MemoryRouteDeps): void {
+  const { memory, onChanged } = deps;
+  /** A route that changes memory: as `route`, then tell the server once the change is made. */
+  const change = <D extends AnyRequestDecl>(decl: D, handler: Handler<D>) =>
+    route(connection, decl, async (p) => {
+      const result = await handler(p);
+      onChanged();
+      return result;
+    });
+
+  change(MemoryConfigureRequest, (p) => memory.configure(p));
+  route(connection, MemoryStatusRequest, () => memory.status());
+  route(connection, MemoryListRequest, (p) => memory.list(p));
+  route(connection, MemoryRecallRequest, (p) => memory.recall(p));
+  route(connection, MemoryReadRequest, (p) =>
+    memory.read(p.id, { ...(p.sessionKey !== undefined ? { sessionKey: p.sessionKey } : {}), ...(p.forModel !== undefined ? { forModel: p.forModel } : {}) }),
+  );
+  change(MemoryRememberRequest, (p) => memory.remember(p));
+  change(MemoryUpdateRequest, (p) => memory.update(p));
+  change(MemoryApproveRequest, (p) => memory.approve(p.id));
+  change(MemoryFlagWrongRequest, (p) => memory.flagWrong(p.id, p.reason));
+  change(MemoryConsolidateRequest, (p) => memory.consolidate(p));
+  route(connection, MemoryForgetPreviewRequest, (p) => memory.forgetPreview(p.id));
+  change(MemoryForgetRequest, (p) => memory.forget(p.id));
+  change(MemoryForgetScopeRequest, (p) => memory.forgetScope(p.scope, p.sessionKey));
+  change(MemoryMarkReviewedRequest, (p) => memory.markReviewed(p.id, p.revision));
+  route(connection, MemoryExportRequest, (p) => memory.exportScope(p.scope, p.format));
+  change(MemoryImportRequest, (p) => memory.importScope(p.scope, p.format, p.text));
+}

@@ -1,0 +1,122 @@
+/**
+ * Owns threat findings and reviews on the wire: diagnostics on files under `.knowledge/` (open editors use
+ * their live text), the "mark as reviewed" code action, and the judge-file and mark-reviewed requests.
+ */
+import { type CodeAction, CodeActionKind, type Diagnostic, DiagnosticSeverity, TextDocuments } from 'vscode-languageserver';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { ItemsChangedNotification, JudgeFileRequest, MarkReviewedRequest } from '../../shared/protocol';
+import { contentRevision, toId } from '../notes/noteIndex';
+import { toReviewRecord } from '../review/reviewStore';
+import { RULESET_VERSION, type ThreatFinding } from '../threat/threatScanner';
+import { route } from '../routing';
+import type { ServerContext } from './context';
+
+export const DIAGNOSTIC_SOURCE = 'Session Knowledge';
+
+/** Offsets → LSP positions for one text. */
+function positionAt(lineStarts: number[], offset: number): { line: number; character: number } {
+  let lo = 0;
+  let hi = lineStarts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (lineStarts[mid]! <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return { line: lo, character: offset - lineStarts[lo]! };
+}
+
+export function findingsToDiagnostics(text: string, findings: readonly ThreatFinding[], id: string, revision: string): Diagnostic[] {
+  const lineStarts = [0];
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) lineStarts.push(i + 1);
+  return findings.map((f) => ({
+    range: { start: positionAt(lineStarts, f.start), end: positionAt(lineStarts, Math.max(f.start, f.end)) },
+    severity: DiagnosticSeverity.Warning,
+    source: DIAGNOSTIC_SOURCE,
+    code: f.ruleId,
+    message: `${f.message} Withheld from the agent — reads as an instruction (${f.category}). If this is intended, mark it reviewed.`,
+    data: { id, revision },
+  }));
+}
+
+/** What other routes need from diagnostics: judge files again after they changed on disk. */
+export interface Diagnostics {
+  /** Judges `ids` (every file when omitted) from disk and publishes; open editors keep their live text. */
+  publishFromDisk(ids?: readonly string[]): Promise<void>;
+}
+
+export function registerThreatRoutes(ctx: ServerContext): Diagnostics {
+  const { connection } = ctx;
+  const documents = new TextDocuments(TextDocument);
+  const idOfUri = (uri: string): string | undefined => {
+    const folder = ctx.options()?.workspaceFolder;
+    if (!folder || !uri.startsWith('file:')) return undefined;
+    try {
+      const id = toId(folder, fileURLToPath(uri));
+      return id.startsWith('.knowledge/') ? id : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const uriOfId = (id: string) => pathToFileURL(join(ctx.options()!.workspaceFolder!, id)).href;
+  const publishOpen = (doc: TextDocument) => {
+    const id = idOfUri(doc.uri);
+    const core = ctx.current();
+    if (!id || !core) return;
+    const text = doc.getText();
+    const revision = contentRevision(text);
+    const findings = core.judge(id, text, revision) as readonly ThreatFinding[];
+    void connection.sendDiagnostics({ uri: doc.uri, diagnostics: findingsToDiagnostics(text, findings, id, revision) });
+  };
+  const publishFromDisk = async (ids?: readonly string[]) => {
+    const c = ctx.current();
+    if (!c || !ctx.options()?.workspaceFolder) return;
+    const judged = await c.refreshFlags(ids);
+    for (const [id, j] of judged) {
+      const uri = uriOfId(id);
+      const open = documents.get(uri);
+      if (open) publishOpen(open);
+      else void connection.sendDiagnostics({ uri, diagnostics: j ? findingsToDiagnostics(j.text, j.findings as ThreatFinding[], id, j.revision) : [] });
+    }
+  };
+  documents.onDidOpen((e) => publishOpen(e.document));
+  documents.onDidChangeContent((e) => publishOpen(e.document));
+  documents.onDidClose((e) => {
+    const id = idOfUri(e.document.uri);
+    if (id) void publishFromDisk([id]);
+  });
+  documents.listen(connection);
+
+  connection.onCodeAction((params) => {
+    const actions: CodeAction[] = [];
+    for (const d of params.context.diagnostics) {
+      if (d.source !== DIAGNOSTIC_SOURCE) continue;
+      const data = d.data as { id?: string; revision?: string } | undefined;
+      if (!data?.id || !data.revision) continue;
+      actions.push({
+        title: `Mark as reviewed — not a threat (${String(d.code)})`,
+        kind: CodeActionKind.QuickFix,
+        diagnostics: [d],
+        command: { title: 'Mark as reviewed', command: 'sessionKnowledge.markReviewed', arguments: [data.id, data.revision] },
+      });
+    }
+    // One action per document revision is enough.
+    return actions.slice(0, 1);
+  });
+
+  route(connection, JudgeFileRequest, async (p) => {
+    const j = await ctx.ready().judgeFile(p.id);
+    if (!j) return null;
+    const plain = (f: ThreatFinding) => ({ ruleId: f.ruleId, category: f.category, severity: f.severity, message: f.message, start: f.start, end: f.end });
+    return { id: j.id, revision: j.revision, rulesetVersion: RULESET_VERSION, findings: j.findings.map(plain), allFindings: j.allFindings.map(plain), ...(j.review ? { review: toReviewRecord(j.review) } : {}) };
+  });
+  route(connection, MarkReviewedRequest, async (p) => {
+    const r = await ctx.ready().markReviewed(p.id, p.revision);
+    await publishFromDisk([r.id]);
+    void connection.sendNotification(ItemsChangedNotification.type, { ids: [r.id] });
+    return toReviewRecord(r);
+  });
+
+  return { publishFromDisk };
+}
