@@ -27,13 +27,14 @@ function flaggedItemCard(f: FlaggedItemView, warning: string): HTMLElement {
 }
 
 export function flaggedSection(s: PanelState): HTMLElement {
-  const flaggedCount = s.flaggedItems.length + (s.memory.on ? s.memory.flaggedTotal : 0);
+  const flaggedCount = s.flaggedItems.length + s.memory.flaggedTotal;
   const flaggedBody = h('div', { class: 'flagged-list' });
   if (flaggedCount === 0) flaggedBody.append(h('p', { class: 'muted' }, 'Nothing is withheld from the agent.'));
   for (const f of s.flaggedItems) flaggedBody.append(flaggedItemCard(f, s.withheldWarning));
   const flaggedMemory = h('div', { id: 'flagged-memory' });
-  if (s.memory.on) renderMemoryRows(flaggedMemory, s.memory.flagged, rowUi(), 'flagged');
+  // Shown with memory off too: a committed memory.jsonl carrying an attack is visible, and can be forgotten.
+  renderMemoryRows(flaggedMemory, s.memory.flagged, rowUi(), 'flagged');
   flaggedBody.append(flaggedMemory);
-  if (s.memory.on && s.memory.flaggedTotal > s.memory.flagged.length) flaggedBody.append(h('p', { class: 'muted' }, `${s.memory.flaggedTotal - s.memory.flagged.length} more flagged memory entries: filter the memory list by "Flagged".`));
+  if (s.memory.flaggedTotal > s.memory.flagged.length) flaggedBody.append(h('p', { class: 'muted' }, `${s.memory.flaggedTotal - s.memory.flagged.length} more flagged memory entries: filter the memory list by "Flagged".`));
   return section('flagged', 'Flagged', { n: flaggedCount, label: `${flaggedCount} withheld from the agent` }, flaggedBody);
 }

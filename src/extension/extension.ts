@@ -96,7 +96,7 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
     events.onItemsChanged(() => void refresh()),
     events.onStoreChanged(() => void refresh()),
     events.onProblem((problem) => {
-      output.warn(problem.message);
+      // The server has already written it to this output channel (window/logMessage, for any LSP client).
       // Once per distinct report: a later, different report on the same file (another bad line) is shown too.
       const seen = `${problem.path}\0${problem.message}`;
       if (shownProblems.has(seen)) return;

@@ -37,8 +37,8 @@ export function startServer(connection: Connection): void {
       registerMemoryRoutes(connection, {
         memory: core.memory,
         onChanged: () => {
-          void connection.sendNotification(MemoryChangedNotification.type);
-          void connection.sendNotification(StoreChangedNotification.type);
+          void connection.sendNotification(MemoryChangedNotification.type, {});
+          void connection.sendNotification(StoreChangedNotification.type, {});
         },
       });
     }

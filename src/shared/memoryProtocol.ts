@@ -2,8 +2,8 @@
  * Memory requests (client → server), declared as in `protocol.ts`: method, params schema (from
  * `./memorySchemas`) and result type in one place. Registered by the server ONLY when
  * SESSION_KNOWLEDGE_MEMORY_ENABLE is set (`initializationOptions.memoryEnabled`); otherwise every one answers
- * MethodNotFound. While the person has memory off, mutations answer an error with `data.reason = 'memory-off'`;
- * in readonly mode, `'readonly'`; a full scope, `'scope-full'` (the message lists its titles); a bad id,
+ * MethodNotFound. While the person has memory off, mutations answer an error with `data.reason = 'memory-off'`
+ * (but a flagged entry can still be listed and forgotten: listFlagged, forgetFlagged); in readonly mode, `'readonly'`; a full scope, `'scope-full'` (the message lists its titles); a bad id,
  * `'not-found'`.
  */
 import { defineNotification0, defineRequest, defineRequest0 } from './rpc';
@@ -44,6 +44,10 @@ export const MemoryConsolidateRequest = defineRequest('knowledge/memory/consolid
 /** What forgetting would delete and restore, shown before the person confirms. Changes nothing. */
 export const MemoryForgetPreviewRequest = defineRequest('knowledge/memory/forgetPreview', MemoryIdParamsSchema)<ForgetPlan>();
 export const MemoryForgetRequest = defineRequest('knowledge/memory/forget', MemoryIdParamsSchema)<ForgetPlan>();
+/** People's view of the flagged entries, with their findings — answered with memory on or off (a committed attack is visible). */
+export const MemoryListFlaggedRequest = defineRequest('knowledge/memory/listFlagged', MemoryListParamsSchema)<MemoryListResult>();
+/** Deletes one flagged entry (what it superseded comes back), with memory on or off; refused for an entry not flagged. */
+export const MemoryForgetFlaggedRequest = defineRequest('knowledge/memory/forgetFlagged', MemoryIdParamsSchema)<ForgetPlan>();
 export const MemoryForgetScopeRequest = defineRequest('knowledge/memory/forgetScope', ForgetScopeParamsSchema)<{ deleted: number }>();
 export const MemoryMarkReviewedRequest = defineRequest('knowledge/memory/markReviewed', MarkMemoryReviewedParamsSchema)<MemoryEntryView>();
 export const MemoryExportRequest = defineRequest('knowledge/memory/export', ExportParamsSchema)<string>();

@@ -6,7 +6,7 @@
  * The wire type of params is the schema's input (`z.input`: what a caller may send, defaults still absent);
  * a handler receives its output (`z.output`: validated, defaults applied).
  */
-import { NotificationType, NotificationType0, RequestType, RequestType0 } from 'vscode-languageserver-protocol';
+import { NotificationType, RequestType, RequestType0 } from 'vscode-languageserver-protocol';
 import { z } from 'zod';
 
 /** The params of a message that carries none. The server reads absent or null params as `{}`. */
@@ -34,11 +34,15 @@ export interface NotificationDecl<S extends z.ZodType, M extends string = string
   readonly type: NotificationType<z.input<S>>;
 }
 
-/** A notification without params. */
+/**
+ * A notification that carries nothing. On the wire its params are `{}`, never absent: vscode-languageserver's
+ * `sendNotification(type)` sends `[null]` for a `NotificationType0`, which a vscode-languageclient handler
+ * declared with `NotificationType0` logs as an error on every change. Send it as `sendNotification(X.type, {})`.
+ */
 export interface Notification0Decl<M extends string = string> {
   readonly method: M;
   readonly params: NoParamsSchema;
-  readonly type: NotificationType0;
+  readonly type: NotificationType<Record<string, never>>;
 }
 
 // `any` in these constraints only lets every concrete declaration through; `ResultOf` recovers its own types.
@@ -66,5 +70,5 @@ export function defineNotification<const M extends string, S extends z.ZodType>(
 }
 
 export function defineNotification0<const M extends string>(method: M): Notification0Decl<M> {
-  return { method, params: NoParamsSchema, type: new NotificationType0(method) };
+  return { method, params: NoParamsSchema, type: new NotificationType<Record<string, never>>(method) };
 }

@@ -4,6 +4,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { tempWorkspace } from '../helpers/tempWorkspace';
 import { ErrorCodes, ResponseError } from 'vscode-languageserver-protocol';
 import {
@@ -12,6 +14,8 @@ import {
   MemoryExportRequest,
   MemoryForgetPreviewRequest,
   MemoryForgetRequest,
+  MemoryForgetFlaggedRequest,
+  MemoryListFlaggedRequest,
   MemoryImportRequest,
   MemoryListRequest,
   MemoryReadRequest,
@@ -122,4 +126,24 @@ test('deleting a session deletes its session-scope memory with it; other session
   const left = await c.sendRequest(MemoryListRequest.type, { scope: 'session' });
   assert.deepEqual(left.entries.map((e) => e.title), ['Focus: the billing export']);
   await assert.rejects(c.sendRequest(DeleteSessionRequest.type, { key: a.key }), /Unknown session/);
+});
+
+test('memory off: a committed flagged entry is listed and can be forgotten; clean entries stay out of reach', async (t) => {
+  const d = dirs();
+  const at = new Date().toISOString();
+  const line = (id: string, title: string, body: string) =>
+    JSON.stringify({ id, scope: 'project', type: 'fact', title, body, tags: [], importance: 'medium', confidence: 1, provenance: { sourceKind: 'human', identity: 'git', at }, trust: { state: 'approved' }, createdAt: at, updatedAt: at, wrongFlags: [] });
+  writeFileSync(join(d.workspace, '.knowledge/memory.jsonl'), `${line('m-bad', 'Deploy shortcut', ATTACK)}\n${line('m-ok', 'We use pnpm', 'pnpm workspaces')}\n`);
+  const server = await startRealServer({ workspaceFolder: d.workspace, globalStoragePath: d.storage, memoryEnabled: true });
+  t.after(() => server.stop());
+  const c = server.connection;
+  assert.equal((await c.sendRequest(MemoryStatusRequest.type)).on, false);
+  const flagged = await c.sendRequest(MemoryListFlaggedRequest.type, {});
+  assert.deepEqual(flagged.entries.map((e) => e.id), ['m-bad']);
+  assert.ok(flagged.entries[0]!.findings.length > 0, 'with the rule and span that matched');
+  await rejects(c.sendRequest(MemoryForgetFlaggedRequest.type, { id: 'm-ok' }), (e) => assert.deepEqual(e.data, { reason: 'invalid' }));
+  await rejects(c.sendRequest(MemoryForgetRequest.type, { id: 'm-bad' }), (e) => assert.deepEqual(e.data, { reason: 'memory-off' }));
+  assert.deepEqual(await c.sendRequest(MemoryForgetFlaggedRequest.type, { id: 'm-bad' }), { deleted: ['m-bad'], restored: [] });
+  const left = readFileSync(join(d.workspace, '.knowledge/memory.jsonl'), 'utf8');
+  assert.ok(!left.includes('m-bad') && left.includes('m-ok'), 'only the flagged line left the shared file');
 });

@@ -13,7 +13,9 @@ import {
   UpdateDraftPinsRequest,
   StatsRequest,
   StatusRequest,
+  StoreChangedNotification,
 } from '../../src/shared/protocol';
+import { MemoryChangedNotification, MemoryConfigureRequest } from '../../src/shared/memoryProtocol';
 import { sessionsPath } from '../../src/server/knowledgeCore';
 import { startRealServer, waitFor } from '../helpers/serverConnection';
 
@@ -145,4 +147,20 @@ test('draft pins persist across a server restart; a malformed store is set aside
   } finally {
     await third.stop();
   }
+});
+
+test('change notifications carry an object, so a client declaring them gets no "defines 0 params" error', async (t) => {
+  const { workspace, storage } = dirs();
+  writeFileSync(join(workspace, '.knowledge/notes/setup.md'), '# Setup\n');
+  const server = await startRealServer({ workspaceFolder: workspace, globalStoragePath: storage, memoryEnabled: true });
+  t.after(() => server.stop());
+  const { connection } = server;
+  // By method name, the raw arguments arrive as sent: `[null]` (positional) before the fix, `{}` after it.
+  const received: Record<string, unknown[][]> = { store: [], memory: [] };
+  connection.onNotification(StoreChangedNotification.method, (...args: unknown[]) => void received.store!.push(args));
+  connection.onNotification(MemoryChangedNotification.method, (...args: unknown[]) => void received.memory!.push(args));
+  await connection.sendRequest(UpdateDraftPinsRequest.type, { add: ['.knowledge/notes/setup.md'] });
+  await connection.sendRequest(MemoryConfigureRequest.type, { on: true, readonly: false, caps: { session: 10, project: 10, personal: 10 }, maxAgeDays: 0, supersedeThreshold: 0.85, indexBudgetTokens: 2000 });
+  await waitFor(async () => received.store!.length > 0 && received.memory!.length > 0, 'both notifications', 5_000);
+  for (const args of [...received.store!, ...received.memory!]) assert.deepEqual(args, [{}]);
 });

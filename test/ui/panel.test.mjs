@@ -139,6 +139,11 @@ for (const { name, theme } of [
       assert.equal(await sw.getAttribute('label'), 'Agent memory');
       await frame.getByText('Memory is off: nothing is remembered').waitFor();
       assert.equal(await frame.locator('#section-memory').count(), 0, 'no memory part while memory is off');
+      // …but a committed memory.jsonl carrying an attack is visible as flagged, memory off or not.
+      const offFlagged = frame.locator('#flagged-memory article[data-id="m-flagged"]');
+      await offFlagged.waitFor({ timeout: 30_000 });
+      await offFlagged.getByText('Deployment shortcut').first().waitFor();
+      assert.equal(await frame.locator('#flagged-memory article[data-id="m-pending"]').count(), 0, 'only flagged entries show while memory is off');
       const session = frame.locator(`article.session[data-key="${SESSION_KEY}"]`);
       await session.waitFor({ timeout: 30_000 });
       await session.getByText('Panel UI session').waitFor();

@@ -14,6 +14,7 @@ import {
   MemoryFlagWrongRequest,
   MemoryForgetPreviewRequest,
   MemoryForgetRequest,
+  MemoryForgetFlaggedRequest,
   MemoryImportRequest,
   MemoryListRequest,
   MemoryMarkReviewedRequest,
@@ -209,10 +210,11 @@ class KnowledgePanelProvider implements vscode.WebviewViewProvider, vscode.Dispo
       'memory/flagWrong': async (p) => changed(await client.sendRequest(MemoryFlagWrongRequest.type, p)),
       'memory/consolidate': async (p) => changed(await client.sendRequest(MemoryConsolidateRequest.type, p)),
       'memory/forgetPreview': async (p) => {
-        const plan = await client.sendRequest(MemoryForgetPreviewRequest.type, p);
+        // With memory off only a flagged entry can be forgotten, on its own (forgetFlagged).
+        const plan = this.host.memoryOn() ? await client.sendRequest(MemoryForgetPreviewRequest.type, p) : { deleted: [p.id], restored: [] };
         return { ...plan, titles: await resolveTitles(client, [...plan.deleted, ...plan.restored]) };
       },
-      'memory/forget': async (p) => changed(await client.sendRequest(MemoryForgetRequest.type, p)),
+      'memory/forget': async (p) => changed(await client.sendRequest(this.host.memoryOn() ? MemoryForgetRequest.type : MemoryForgetFlaggedRequest.type, p)),
       'memory/markReviewed': async (p) => changed(await client.sendRequest(MemoryMarkReviewedRequest.type, p)),
       'memory/export': async (p) => {
         this.requireMemory();

@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { GetDraftPinsRequest, JudgeFileRequest, ListItemsRequest, ListSessionsRequest, ResolvePendingRequest } from '../../shared/protocol';
-import { MemoryListRequest, MemoryReadRequest, MemoryStatusRequest } from '../../shared/memoryProtocol';
+import { MemoryListFlaggedRequest, MemoryListRequest, MemoryReadRequest, MemoryStatusRequest } from '../../shared/memoryProtocol';
 import type { MemoryEntryView, MemoryFinding } from '../../shared/memorySchemas';
 import type { KnowledgeItem, PendingBlock, SessionInfo } from '../../shared/schemas';
 import { WITHHELD_WARNING, type FlaggedItemView, type MemoryEntryRow, type MemoryPart, type PanelState, type SessionView, type SpanView } from '../../shared/panelProtocol';
@@ -179,8 +179,12 @@ export class PanelStateBuilder {
   }
 
   private async memory(on: boolean): Promise<MemoryPart> {
-    if (!on) return { on, available: true, flagged: [], flaggedTotal: 0 };
     try {
+      if (!on) {
+        // Off: nothing is recalled or written, but a committed memory.jsonl carrying an attack is still shown as flagged.
+        const flagged = await this.client.sendRequest(MemoryListFlaggedRequest.type, { offset: 0, limit: 50 });
+        return { on, available: true, flagged: await toRows(this.client, this.seen, flagged.entries), flaggedTotal: flagged.total };
+      }
       const [status, flagged] = await Promise.all([
         this.client.sendRequest(MemoryStatusRequest.type),
         this.client.sendRequest(MemoryListRequest.type, { flagged: true, offset: 0, limit: 50 }),

@@ -54,7 +54,7 @@ export function registerItemRoutes(ctx: ServerContext, diagnostics: Diagnostics)
   route(connection, GetDraftPinsRequest, () => ctx.ready().getDraftPins());
   route(connection, UpdateDraftPinsRequest, async (p) => {
     const result = await ctx.ready().updateDraftPins(p.add, p.remove);
-    void connection.sendNotification(StoreChangedNotification.type);
+    void connection.sendNotification(StoreChangedNotification.type, {});
     return result;
   });
   route(connection, ReindexRequest, async () => (await reload()).length);
@@ -83,8 +83,8 @@ export function registerItemRoutes(ctx: ServerContext, diagnostics: Diagnostics)
       } catch (err) {
         connection.console.warn(`Could not reload project memory: ${(err as Error).message}`);
       }
-      void connection.sendNotification(MemoryChangedNotification.type);
-      void connection.sendNotification(StoreChangedNotification.type);
+      void connection.sendNotification(MemoryChangedNotification.type, {});
+      void connection.sendNotification(StoreChangedNotification.type, {});
     }
     // reviews.json changed (a pull, another window): reload it and judge everything again.
     if (params.changes.some((ch) => ch.uri.endsWith('/.knowledge/reviews.json'))) {

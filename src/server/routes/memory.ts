@@ -12,6 +12,8 @@ import {
   MemoryForgetPreviewRequest,
   MemoryForgetRequest,
   MemoryForgetScopeRequest,
+  MemoryForgetFlaggedRequest,
+  MemoryListFlaggedRequest,
   MemoryImportRequest,
   MemoryListRequest,
   MemoryMarkReviewedRequest,
@@ -55,6 +57,8 @@ export function registerMemoryRoutes(connection: Connection, deps: MemoryRouteDe
   change(MemoryConsolidateRequest, (p) => memory.consolidate(p));
   route(connection, MemoryForgetPreviewRequest, (p) => memory.forgetPreview(p.id));
   change(MemoryForgetRequest, (p) => memory.forget(p.id));
+  route(connection, MemoryListFlaggedRequest, (p) => memory.listFlagged(p));
+  change(MemoryForgetFlaggedRequest, (p) => memory.forgetFlagged(p.id));
   change(MemoryForgetScopeRequest, (p) => memory.forgetScope(p.scope, p.sessionKey));
   change(MemoryMarkReviewedRequest, (p) => memory.markReviewed(p.id, p.revision));
   route(connection, MemoryExportRequest, (p) => memory.exportScope(p.scope, p.format));

@@ -57,7 +57,7 @@ export function registerSessionRoutes(ctx: ServerContext): void {
   const sessions = () => ctx.ready().sessionService;
   /** A change to the store: views refresh. */
   const announce = <T>(value: T): T => {
-    void connection.sendNotification(StoreChangedNotification.type);
+    void connection.sendNotification(StoreChangedNotification.type, {});
     return value;
   };
 
@@ -75,7 +75,7 @@ export function registerSessionRoutes(ctx: ServerContext): void {
     if (c.memory) {
       try {
         memoryDeleted = (await c.memory.forgetScope('session', p.key)).deleted;
-        if (memoryDeleted > 0) void connection.sendNotification(MemoryChangedNotification.type);
+        if (memoryDeleted > 0) void connection.sendNotification(MemoryChangedNotification.type, {});
       } catch (err) {
         memoryKept = (err as Error).message;
       }

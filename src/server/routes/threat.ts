@@ -35,7 +35,7 @@ export function findingsToDiagnostics(text: string, findings: readonly ThreatFin
     severity: DiagnosticSeverity.Warning,
     source: DIAGNOSTIC_SOURCE,
     code: f.ruleId,
-    message: `${f.message} Withheld from the agent — reads as an instruction (${f.category}). If this is intended, mark it reviewed.`,
+    message: `${f.message} Withheld from the agent — reads as an instruction (${f.ruleId}). If this is intended, mark it reviewed.`,
     data: { id, revision },
   }));
 }
