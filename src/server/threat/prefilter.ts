@@ -1,0 +1,170 @@
+// Owns the rule-gating program: the keyword automaton, keyword groups, and each pattern rule's prefilter
+// (triggers, requires, regex-derived literals) compiled once at load to jumping code over group flags.
+/**
+ * The keyword hits ({@link scanKeywords} … {@link clearKeywords}), group flags and the list {@link rulesToRun}
+ * returns are per-scan scratch state: scans are synchronous, so one set serves every scan. Pure module.
+ */
+import { KeywordAutomaton, type TextFeatures } from './keywords';
+import { and as andF, atomsOf, necessaryLiterals, or as orF, type Formula } from './literals';
+import { RULES, type NearClause, type PatternRule } from './rules';
+
+export const PATTERN_RULES: readonly PatternRule[] = RULES.filter((r): r is PatternRule => r.kind === 'pattern');
+
+/**
+ * The prefilter of a rule is a formula over keyword GROUPS (a group holds when one of its keywords occurred):
+ * the rule's hand-written `triggers` and `requires` groups, AND the condition derived from its own regexes
+ * (literals.ts: the anchor pattern, AND for each near entry one of its clauses). Every part is a necessary
+ * condition for a finding, so skipping a rule whose formula is false never changes the result.
+ */
+interface CompiledRule {
+  readonly rule: PatternRule;
+  /** Entry of the rule's prefilter program (its trigger group, then its formula) in PROG_*. */
+  readonly entry: number;
+}
+
+/** What a rule's regexes need: the anchor pattern, and for each near entry one of its clauses. */
+function ruleFormula(rule: PatternRule): Formula {
+  return andF([
+    necessaryLiterals(rule.pattern),
+    ...(rule.near ?? []).map((entry) => orF((Array.isArray(entry) ? (entry as readonly NearClause[]) : [entry as NearClause]).map((c) => necessaryLiterals(c.pattern)))),
+  ]);
+}
+
+const atomF = (key: string): Formula => ({ op: 'atom', key });
+const FORMULAS: readonly Formula[] = PATTERN_RULES.map((rule) =>
+  andF([...(rule.requires ?? []).map((g) => orF(g.map(atomF))), ruleFormula(rule)]),
+);
+
+const automaton: KeywordAutomaton = (() => {
+  const stems = new Set<string>();
+  for (const r of PATTERN_RULES) for (const t of r.triggers) stems.add(t);
+  for (const f of FORMULAS) atomsOf(f, stems);
+  return new KeywordAutomaton([...stems]);
+})();
+const stemId = new Map(automaton.keywords.map((k, i) => [k, i]));
+
+/** Keyword groups: an OR of keywords, by its sorted id list. */
+const groupIndex = new Map<string, number>();
+const groupsOfKeyword: number[][] = automaton.keywords.map(() => []);
+function group(keys: readonly string[]): number {
+  const ids = [...new Set(keys.map((k) => stemId.get(k)!))].sort((a, b) => a - b);
+  const name = ids.join(',');
+  let g = groupIndex.get(name);
+  if (g === undefined) {
+    g = groupIndex.size;
+    groupIndex.set(name, g);
+    for (const id of ids) groupsOfKeyword[id]!.push(g);
+  }
+  return g;
+}
+
+/**
+ * Prefilter programs, as jumping code over group flags: instruction `pc` tests group `PROG_GROUP[pc]` and goes
+ * on to `PROG_THEN[pc]` when it holds, to `PROG_ELSE[pc]` when not, until it reaches ACCEPT or REJECT. An AND
+ * tests its kids in turn and rejects at the first one that fails, an OR accepts at the first one that holds
+ * (the keywords of an OR are one group, tested first): a rule's whole formula is a short loop of table reads.
+ */
+const ACCEPT = -1;
+const REJECT = -2;
+const progGroup: number[] = [];
+const progThen: number[] = [];
+const progElse: number[] = [];
+
+function emit(g: number, onTrue: number, onFalse: number): number {
+  progGroup.push(g);
+  progThen.push(onTrue);
+  progElse.push(onFalse);
+  return progGroup.length - 1;
+}
+
+/** Emits the code of `f` (kids last to first, each jumping to the next) and returns its entry. */
+function compileFormula(f: Formula, onTrue: number, onFalse: number): number {
+  switch (f.op) {
+    case 'true':
+      return onTrue;
+    case 'atom':
+      return emit(group([f.key]), onTrue, onFalse);
+    case 'and': {
+      let next = onTrue;
+      for (let i = f.kids.length - 1; i >= 0; i--) next = compileFormula(f.kids[i]!, next, onFalse);
+      return next;
+    }
+    case 'or': {
+      const atoms = f.kids.filter((k): k is { op: 'atom'; key: string } => k.op === 'atom');
+      const rest = f.kids.filter((k) => k.op !== 'atom');
+      let next = onFalse;
+      for (let i = rest.length - 1; i >= 0; i--) next = compileFormula(rest[i]!, onTrue, next);
+      return atoms.length ? emit(group(atoms.map((a) => a.key)), onTrue, next) : next;
+    }
+  }
+}
+
+const COMPILED: readonly CompiledRule[] = PATTERN_RULES.map((rule, i) => ({
+  rule,
+  entry: emit(group(rule.triggers), compileFormula(FORMULAS[i]!, ACCEPT, REJECT), REJECT),
+}));
+const PROG_GROUP = Int32Array.from(progGroup);
+const PROG_THEN = Int32Array.from(progThen);
+const PROG_ELSE = Int32Array.from(progElse);
+
+/** Runs the prefilter program from `pc` on the group flags of the current scan. */
+function passes(pc: number): boolean {
+  while (pc >= 0) pc = GROUP_HIT[PROG_GROUP[pc]!] === 1 ? PROG_THEN[pc]! : PROG_ELSE[pc]!;
+  return pc === ACCEPT;
+}
+
+/** Keyword id → the groups holding it, flattened: `GROUPS_OF[GROUPS_AT[id] .. GROUPS_AT[id + 1])`. */
+const GROUPS_AT = new Int32Array(automaton.keywords.length + 1);
+const GROUPS_OF: Int32Array = (() => {
+  const flat: number[] = [];
+  groupsOfKeyword.forEach((gs, id) => {
+    GROUPS_AT[id] = flat.length;
+    flat.push(...gs);
+  });
+  GROUPS_AT[automaton.keywords.length] = flat.length;
+  return Int32Array.from(flat);
+})();
+/** Group flags of the current scan. */
+const GROUP_HIT = new Uint8Array(groupIndex.size);
+
+/** Sets the group flags of the current scan from the keywords the automaton's last scan reported. */
+function loadGroupHits(): void {
+  GROUP_HIT.fill(0);
+  const hits = automaton.hits;
+  for (let k = 0, n = automaton.hitCount; k < n; k++) {
+    const id = hits[k]!;
+    for (let j = GROUPS_AT[id]!, e = GROUPS_AT[id + 1]!; j < e; j++) GROUP_HIT[GROUPS_OF[j]!] = 1;
+  }
+}
+
+/** Keyword hits of the current scan (cleared before the scan recurses into decoded text). */
+const SEEN = new Uint8Array(automaton.keywords.length);
+
+/** The keyword pass of the current scan: forgets the hits so far, records `text`'s, returns its features. */
+export function scanKeywords(text: string): TextFeatures {
+  automaton.reset(SEEN);
+  return automaton.scan(text, SEEN);
+}
+
+/** Forgets the current scan's keyword hits (before the scan recurses into decoded text). */
+export function clearKeywords(): void {
+  automaton.reset(SEEN);
+}
+
+/** Rules of the current scan (scratch, refilled by each {@link rulesToRun}). */
+const TO_RUN: PatternRule[] = [];
+
+/**
+ * The pattern rules the current scan runs, in table order: every rule when `prefiltered` is false, else those
+ * whose prefilter program accepts the keywords the automaton's last scan reported. Valid until the next call.
+ */
+export function rulesToRun(prefiltered: boolean): readonly PatternRule[] {
+  if (!prefiltered) return PATTERN_RULES;
+  loadGroupHits();
+  TO_RUN.length = 0;
+  for (let r = 0; r < COMPILED.length; r++) {
+    const c = COMPILED[r]!;
+    if (passes(c.entry)) TO_RUN.push(c.rule);
+  }
+  return TO_RUN;
+}

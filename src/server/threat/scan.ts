@@ -1,0 +1,227 @@
+// Owns the scan loop and its findings: normalise, prefiltered pattern rules, the detectors (hidden HTML,
+// encoded runs, hidden characters) with recursion into what they uncover, then spans mapped back and merged.
+/**
+ * Contract:
+ * - {@link scanText} is pure and synchronous: same text + same RULESET_VERSION → same findings.
+ * - A finding never deletes anything: callers store the entry, keep it out of what the model is told,
+ *   and show the finding (rule id, category, message, span) to the person.
+ * - `start`/`end` are UTF-16 offsets into the ORIGINAL text, half-open. Findings that come from decoded or
+ *   hidden text span the encoded/hidden run and list the rules the uncovered text tripped in `inner`.
+ * - Worst case is linear-ish: bounded quantifiers only, match counts capped, decoded text budgeted
+ *   (a 64 KiB adversarial input scans in well under 50 ms; see test/unit/threatScanner.test.ts).
+ *
+ * Pipeline: normalise (NFKC, invisible characters out, offset map) → keyword prefilter (one pass) → the
+ * pattern rules whose triggers occurred → detectors (hidden characters, hidden HTML, encoded runs) → map
+ * spans back → merge.
+ *
+ * Pure module: no `vscode`, no language-server imports (the CLI and other editors use it directly).
+ */
+import { findDecodedRuns, type Encoding } from './decoders';
+import { findBidiRuns, findHiddenContainers, findTagRuns, findZeroWidthInWords, type HiddenContainer, type HiddenRun } from './hidden';
+import type { TextFeatures } from './keywords';
+import { normalizeForMatching, toOriginalSpan, type NormalizedText } from './normalize';
+import { findAll, runPatternRules, type RawFinding } from './patternMatch';
+import { clearKeywords, scanKeywords } from './prefilter';
+import { ruleMeta, VOCAB, type ThreatCategory, type ThreatSeverity } from './rules';
+
+/** One rule tripped by one span of a text. */
+export interface ThreatFinding {
+  /** Rule id, e.g. `override.ignore-instructions`. */
+  readonly ruleId: string;
+  readonly category: ThreatCategory;
+  readonly severity: ThreatSeverity;
+  /** One line for a person. */
+  readonly message: string;
+  /** Half-open UTF-16 span in the original text. */
+  readonly start: number;
+  readonly end: number;
+  /** For hidden/encoded findings: rule ids the uncovered text tripped. */
+  readonly inner?: readonly string[];
+  /** For hidden/encoded findings: the start of the uncovered text (≤ 160 chars), for the person to read. */
+  readonly uncovered?: string;
+}
+
+/** Options for {@link scanText}; the defaults are what production uses. */
+export interface ScanOptions {
+  /** Skip rules whose trigger stems do not occur (default true). Tests turn it off to check the triggers. */
+  readonly prefilter?: boolean;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The scan loop and its detectors.
+
+const DECODE_CUE = /\b(?:decode|decoded|decoding|unescape|unescaped|unhex|fromhex|atob|b64decode|base64\s{1,3}(?:-d|--decode))\b/gi;
+const FOLLOW_CUE = /\b(?:follow|apply|execute|run|obey|evaluate|eval|act\s{1,3}on|carry\s{1,3}out|treat\s{1,3}it\s{1,3}as|do\s{1,3}what\s{1,3}it\s{1,3}says)\b/gi;
+
+/** Budget of decoded characters scanned per top-level scan (all depths together). */
+const DECODE_BUDGET = 65536;
+const MAX_DEPTH = 2;
+
+interface ScanState {
+  budget: number;
+}
+
+/** Scans `text` and returns findings with offsets into `text`. */
+function scanInternal(text: string, depth: number, state: ScanState, prefilter: boolean): RawFinding[] {
+  const out: RawFinding[] = [];
+  let view: NormalizedText;
+  let features: TextFeatures | null = null;
+  if (prefilter) {
+    // keyword pass over the text first: ASCII text (the common case) is its own view, no normalisation pass
+    features = scanKeywords(text);
+    view = features.hasNonAscii ? normalizeForMatching(text) : { text, map: null };
+    if (view.text !== text) features = scanKeywords(view.text);
+  } else view = normalizeForMatching(text);
+  const v = view.text;
+
+  // 1. pattern rules on the view (prefiltered)
+  const viewFindings: RawFinding[] = [];
+  try {
+    runPatternRules(v, prefilter, viewFindings);
+  } finally {
+    if (prefilter) clearKeywords();
+  }
+
+  // 2. hidden HTML containers carrying a directive
+  for (const c of v.includes('<') ? findHiddenContainers(v) : NO_CONTAINERS) {
+    if (c.contentEnd - c.contentStart < 12) continue;
+    const content = v.slice(c.contentStart, c.contentEnd);
+    VOCAB.DIRECTIVE.lastIndex = 0;
+    VOCAB.AI_VOCATIVE.lastIndex = 0;
+    const carriesRule = viewFindings.some((f) => f.start >= c.contentStart && f.end <= c.contentEnd);
+    const addressed = VOCAB.AI_VOCATIVE.test(content);
+    VOCAB.DIRECTIVE.lastIndex = 0;
+    if (carriesRule || addressed || VOCAB.DIRECTIVE.test(content)) {
+      viewFindings.push({ meta: ruleMeta('hidden.html-directive'), start: c.start, end: c.end, uncovered: excerpt(content) });
+    }
+  }
+
+  // 3. encoded runs: decode, scan what they say
+  let readableBlob = false;
+  const mayHoldEncoded = !features || features.hasBase64Run || features.hasHexRun || features.hasEscape;
+  if (mayHoldEncoded && depth < MAX_DEPTH && state.budget > 0) {
+    // each decoder needs its characters: skip the ones the prefilter pass ruled out
+    const encodings: Encoding[] | undefined = features
+      ? [...(features.hasEscape ? (['escape', 'percent'] as const) : []), ...(features.hasHexRun ? (['hex'] as const) : []), ...(features.hasBase64Run ? (['base64'] as const) : [])]
+      : undefined;
+    for (const run of findDecodedRuns(v, undefined, encodings)) {
+      if (state.budget <= 0) break;
+      const decoded = run.decoded.slice(0, state.budget);
+      state.budget -= decoded.length;
+      if (/\S\s+\S+\s+\S+\s+\S/.test(decoded)) readableBlob = true;
+      const inner = scanInternal(decoded, depth + 1, state, prefilter);
+      if (inner.length) {
+        viewFindings.push({ meta: ruleMeta('encoded.payload'), start: run.start, end: run.end, inner: innerIds(inner), uncovered: excerpt(decoded) });
+      }
+    }
+  }
+  if (readableBlob) {
+    for (const cue of findAll(DECODE_CUE, v, 16)) {
+      const near = findAll(FOLLOW_CUE, v, 64).find(([s, e]) => Math.abs(s - cue[1]) <= 160 || Math.abs(cue[0] - e) <= 80);
+      if (near) {
+        viewFindings.push({ meta: ruleMeta('encoded.decode-and-follow'), start: Math.min(cue[0], near[0]), end: Math.max(cue[1], near[1]) });
+        break;
+      }
+    }
+  }
+
+  if (view.map === null) {
+    // identity map: the view's findings are the text's
+    if (viewFindings.length) out.push(...viewFindings);
+  } else {
+    for (const f of viewFindings) {
+      const [s, e] = toOriginalSpan(view, f.start, f.end);
+      out.push({ ...f, start: s, end: e });
+    }
+  }
+
+  // 4. hidden characters, on the original text
+  // (when the view is the text itself, the keyword pass saw whether it has non-ASCII characters)
+  if (view.map !== null || (features ? features.hasNonAscii : /[\u0080-\uffff]/.test(text))) {
+    const hidden = (id: string, runs: HiddenRun[]): void => {
+      for (const r of runs) {
+        const f: RawFinding = { meta: ruleMeta(id), start: r.start, end: r.end };
+        if (r.uncovered && depth < MAX_DEPTH && state.budget > 0) {
+          const u = r.uncovered.slice(0, state.budget);
+          state.budget -= u.length;
+          const inner = scanInternal(u, depth + 1, state, prefilter);
+          if (inner.length) f.inner = innerIds(inner);
+          f.uncovered = excerpt(u);
+        }
+        out.push(f);
+      }
+    };
+    hidden('hidden.tag-characters', findTagRuns(text));
+    hidden('hidden.bidi-control', findBidiRuns(text));
+    hidden('hidden.zero-width-in-word', findZeroWidthInWords(text));
+  }
+  return out;
+}
+
+const NO_CONTAINERS: readonly HiddenContainer[] = Object.freeze([]);
+
+function innerIds(inner: readonly RawFinding[]): string[] {
+  const ids = new Set<string>();
+  for (const f of inner) {
+    ids.add(f.meta.id);
+    for (const i of f.inner ?? []) ids.add(i);
+  }
+  return [...ids];
+}
+
+const excerpt = (s: string): string => {
+  const t = s.replace(/\s+/g, ' ').trim();
+  return t.length > 160 ? `${t.slice(0, 157)}...` : t;
+};
+
+/** Sorts by position and merges overlapping findings of the same rule. */
+function finish(raw: RawFinding[]): ThreatFinding[] {
+  if (raw.length === 0) return [];
+  raw.sort((a, b) => a.start - b.start || a.end - b.end || (a.meta.id < b.meta.id ? -1 : 1));
+  const out: ThreatFinding[] = [];
+  const lastByRule = new Map<string, number>();
+  for (const f of raw) {
+    const li = lastByRule.get(f.meta.id);
+    if (li !== undefined) {
+      const last = out[li]!;
+      if (f.start <= last.end) {
+        const inner = last.inner || f.inner ? [...new Set([...(last.inner ?? []), ...(f.inner ?? [])])] : undefined;
+        out[li] = { ...last, end: Math.max(last.end, f.end), ...(inner ? { inner } : {}) };
+        continue;
+      }
+    }
+    const { id, category, severity, message } = f.meta;
+    const finding: ThreatFinding = {
+      ruleId: id,
+      category,
+      severity,
+      message,
+      start: f.start,
+      end: f.end,
+      ...(f.inner ? { inner: f.inner } : {}),
+      ...(f.uncovered ? { uncovered: f.uncovered } : {}),
+    };
+    lastByRule.set(id, out.length);
+    out.push(finding);
+  }
+  return out;
+}
+
+/**
+ * Scans one text with the current rule set. Pure; no caching (see `ThreatScanner` in threatScanner.ts for that).
+ * Returns findings in text order; empty when the text is clean.
+ */
+export function scanText(text: string, options: ScanOptions = {}): ThreatFinding[] {
+  if (text.length === 0) return [];
+  return finish(scanInternal(text, 0, { budget: DECODE_BUDGET }, options.prefilter !== false));
+}
+
+/** Shared verdict of a clean text in the cache. */
+const NO_FINDINGS: readonly ThreatFinding[] = Object.freeze([]);
+
+/** {@link scanText} for the cache: frozen findings, one shared empty array for every clean text. */
+export function scanFrozen(text: string): readonly ThreatFinding[] {
+  if (text.length === 0) return NO_FINDINGS;
+  const raw = scanInternal(text, 0, { budget: DECODE_BUDGET }, true);
+  return raw.length === 0 ? NO_FINDINGS : Object.freeze(finish(raw));
+}
