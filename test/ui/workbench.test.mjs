@@ -125,7 +125,7 @@ for (const { name, theme, bodyClass, flag } of RUNS) {
         await runCommand(page, 'Welcome: Open Walkthrough...');
         await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Get Started with Session Knowledge' }).first().click();
         await page.locator('.gettingStartedContainer', { hasText: 'Write or pin a note' }).waitFor({ timeout: 30_000 });
-        await page.frameLocator('.getting-started-media iframe').locator('body', { hasText: 'Pin what the chat must know' }).waitFor({ timeout: 30_000 });
+        await page.frameLocator('iframe.webview').frameLocator('iframe#active-frame').locator('body', { hasText: 'Pin what the chat must know' }).waitFor({ timeout: 30_000 });
         await page.mouse.move(800, 500);
         await page.screenshot({ path: join(resultsDir, 'walkthrough.png') });
       }
