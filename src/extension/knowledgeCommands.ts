@@ -85,6 +85,18 @@ export function registerKnowledgeCommands(context: vscode.ExtensionContext, deps
     return picks && picks.length > 0 ? picks.map((p) => p.id) : undefined;
   };
 
+  /** Runs a change, refreshes the views, and tells the person why when it was refused. */
+  const attempt = async <T>(refused: string, change: () => Promise<T>): Promise<T | undefined> => {
+    try {
+      const result = await change();
+      await deps.refresh();
+      return result;
+    } catch (err) {
+      void vscode.window.showWarningMessage(`${refused}: ${(err as Error).message}`);
+      return undefined;
+    }
+  };
+
   const updateDraft = async (change: { add?: string[]; remove?: string[] }) => {
     const result = await lc.sendRequest(UpdateDraftPinsRequest.type, change);
     for (const r of result.refused) void vscode.window.showWarningMessage(`Not pinned: ${r.reason}.`);
@@ -116,15 +128,11 @@ export function registerKnowledgeCommands(context: vscode.ExtensionContext, deps
         'It will reach the agent again, for this exact content only; any edit is judged again.',
       );
       if (!ok) return undefined;
-      try {
+      return attempt('Not marked', async () => {
         const review = await lc.sendRequest(MarkReviewedRequest.type, { id, revision });
         vscode.window.setStatusBarMessage(`$(check) ${id} marked reviewed (${review.rules.join(', ')})`, 5000);
-        await deps.refresh();
         return review;
-      } catch (err) {
-        void vscode.window.showErrorMessage(`Not marked: ${(err as Error).message}`);
-        return undefined;
-      }
+      });
     }),
     vscode.commands.registerCommand('sessionKnowledge.pinToActiveSession', async (target?: unknown, selection?: unknown) => {
       const key = deps.activeSession();
@@ -135,15 +143,11 @@ export function registerKnowledgeCommands(context: vscode.ExtensionContext, deps
       const current = new Set(await deps.activeSessionPins());
       const refs = pinRefs(target, selection) ?? (await pickItems('Pin to Active Chat Session', deps.items().map((i) => i.id).filter((id) => !current.has(id))));
       if (!refs) return undefined;
-      try {
+      return attempt('Not pinned', async () => {
         const info = await lc.sendRequest(UpdateSessionPinsRequest.type, { key, add: refs });
         vscode.window.setStatusBarMessage('$(pin) Pinned to the active session; the next message sends it', 4000);
-        await deps.refresh();
         return info;
-      } catch (err) {
-        void vscode.window.showWarningMessage(`Not pinned: ${(err as Error).message}`);
-        return undefined;
-      }
+      });
     }),
     vscode.commands.registerCommand('sessionKnowledge.unpinFromActiveSession', async (target?: unknown, selection?: unknown) => {
       const key = deps.activeSession();
