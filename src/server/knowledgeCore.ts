@@ -74,6 +74,7 @@ export class KnowledgeCore {
       reader: options.workspaceFolder ? new PinnedFileReader(options.workspaceFolder) : null,
       judge: (id, text, revision) => this.judge(id, text, revision),
       memoryIndex: async (sessionKey) => (this.memory ? this.memory.indexFor(sessionKey) : null),
+      memoryIndexBudget: () => this.memory?.currentConfig.indexBudgetTokens,
       defaultBudgetTokens: options.defaultBudgetTokens ?? DEFAULT_BUDGET_TOKENS,
     });
   }

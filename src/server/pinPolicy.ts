@@ -5,6 +5,7 @@
  */
 import { realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { pinIdProblem } from '../shared/schemas';
 
 export type PinCheck = { ok: true; id: string } | { ok: false; reason: string };
 
@@ -37,9 +38,14 @@ function realpathOrSelf(p: string): string {
   }
 }
 
-/** Checks a workspace-relative id or an absolute path; answers the normalised id or a reason to refuse. */
+/**
+ * Checks a workspace-relative id or an absolute path; answers the normalised id or a reason to refuse. An id
+ * with control characters, line breaks or angle brackets, or over the length limit, is refused first (the
+ * same rule as the protocol's `PinIdSchema`), and so is a normalised id that would break it.
+ */
 export function checkPinnable(workspaceFolder: string, idOrPath: string): PinCheck {
-  if (idOrPath.includes('\0')) return { ok: false, reason: 'the path contains a NUL character' };
+  const problem = pinIdProblem(idOrPath);
+  if (problem) return { ok: false, reason: problem };
   const root = realpathOrSelf(workspaceFolder);
   const absolute = isAbsolute(idOrPath) ? idOrPath : resolve(workspaceFolder, idOrPath);
   const literalRel = relative(workspaceFolder, absolute).split(sep).join('/');
@@ -51,5 +57,8 @@ export function checkPinnable(workspaceFolder: string, idOrPath: string): PinChe
   if (isSecretPath(rel) || isSecretPath(literalRel)) {
     return { ok: false, reason: `${idOrPath} looks like a secret file; secrets are never pinned` };
   }
-  return { ok: true, id: literalRel.startsWith('../') ? rel : literalRel };
+  const id = literalRel.startsWith('../') ? rel : literalRel;
+  const idProblem = pinIdProblem(id);
+  if (idProblem) return { ok: false, reason: idProblem };
+  return { ok: true, id };
 }

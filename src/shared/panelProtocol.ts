@@ -32,12 +32,12 @@ import {
   type MemoryEntryView,
   type MemoryStatus,
 } from './memorySchemas';
-import type { KnowledgeKind } from './schemas';
+import { PinIdSchema, type KnowledgeKind } from './schemas';
 
 const Id = z.string().min(1).max(4096);
 const MemoryId = z.string().min(1).max(100);
 const SessionKey = z.string().min(1).max(200);
-const PinList = z.array(Id).max(200);
+const PinList = z.array(PinIdSchema).max(200);
 const Revision = z.string().regex(/^[0-9a-f]{64}$/, 'a revision is 64 hex digits');
 
 /** Params of every request the webview may make, by method. Strict: unknown fields are refused. */

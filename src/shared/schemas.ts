@@ -79,10 +79,51 @@ export const CreateItemParamsSchema = z
   .strict();
 export type CreateItemParams = z.infer<typeof CreateItemParamsSchema>;
 
-const PinRef = z.string().min(1).max(4096);
+/** Longest pin id accepted (a workspace-relative path, or an absolute path inside the workspace). */
+export const PIN_ID_MAX = 1024;
+/**
+ * What no pin id may hold: control characters and line breaks (C0, DEL, C1, U+2028/U+2029), bidi controls,
+ * and angle brackets with their full-width and small look-alikes. Ids are interpolated into the knowledge
+ * block, notices and messages; none of these belongs in a file path a person pins.
+ */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what a pin id must not hold
+const PIN_ID_FORBIDDEN = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069<>\ufe64\ufe65\uff1c\uff1e]/;
+const PIN_ID_FORBIDDEN_ALL = new RegExp(PIN_ID_FORBIDDEN.source, 'g');
+
+/** A pin id as an error message may show it: JSON-quoted, shortened, every forbidden character as `\uXXXX`. */
+export function quotePinId(id: string): string {
+  const short = id.length > 160 ? `${id.slice(0, 160)}…` : id;
+  return `"${short.replace(/["\\]/g, (c) => `\\${c}`).replace(PIN_ID_FORBIDDEN_ALL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}"`;
+}
+
+function describeForbidden(c: string): string {
+  if (c === '\n' || c === '\r' || c === '\u2028' || c === '\u2029' || c === '\u0085') return 'a line break';
+  if (/[<>\ufe64\ufe65\uff1c\uff1e]/.test(c)) return 'an angle bracket';
+  if (/[\u200e\u200f\u202a-\u202e\u2066-\u2069]/.test(c)) return 'a bidi control character';
+  return 'a control character';
+}
+
+/** Why `id` cannot be a pin id (a sentence naming it), or undefined when it can. The one rule, at every boundary. */
+export function pinIdProblem(id: string): string | undefined {
+  if (id.length === 0) return 'a pin id is empty';
+  if (id.length > PIN_ID_MAX) return `pin id ${quotePinId(id)} is longer than ${PIN_ID_MAX} characters`;
+  const bad = PIN_ID_FORBIDDEN.exec(id);
+  if (bad) return `pin id ${quotePinId(id)} holds ${describeForbidden(bad[0])}: a pin is a workspace path without control characters, line breaks or angle brackets`;
+  return undefined;
+}
+
+/**
+ * A pin id on the wire: a workspace-relative path (or an absolute path inside the workspace, which the server
+ * turns into one), 1–{@link PIN_ID_MAX} characters, no control characters, line breaks or angle brackets.
+ * Every pin param of the protocol uses it: a bad id is refused with an error that names it, and nothing changes.
+ */
+export const PinIdSchema = z.string().superRefine((id, ctx) => {
+  const problem = pinIdProblem(id);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
 /** Add and/or remove draft pins in one atomic update. Entries are workspace-relative ids or absolute paths. */
 export const UpdateDraftPinsParamsSchema = z
-  .object({ add: z.array(PinRef).max(200).default([]), remove: z.array(PinRef).max(200).default([]) })
+  .object({ add: z.array(PinIdSchema).max(200).default([]), remove: z.array(PinIdSchema).max(200).default([]) })
   .strict();
 export type UpdateDraftPinsParams = z.input<typeof UpdateDraftPinsParamsSchema>;
 
@@ -108,7 +149,7 @@ export type ItemsChanged = z.infer<typeof ItemsChangedSchema>;
 // ---- sessions and delivery ------------------------------------------------------------------------
 
 const SessionKey = z.string().min(1).max(200);
-const PinList = z.array(PinRef).max(500);
+const PinList = z.array(PinIdSchema).max(500);
 
 export const SessionInfoSchema = z.object({
   key: z.string(),
@@ -169,7 +210,7 @@ export type CompilePinsParams = z.infer<typeof CompilePinsParamsSchema>;
 export const MarkDeliveredParamsSchema = z.object({ key: SessionKey, signature: z.string().min(1).max(200) }).strict();
 export type MarkDeliveredParams = z.infer<typeof MarkDeliveredParamsSchema>;
 
-export const RenamePinParamsSchema = z.object({ oldId: PinRef, newId: PinRef }).strict();
+export const RenamePinParamsSchema = z.object({ oldId: PinIdSchema, newId: PinIdSchema }).strict();
 export type RenamePinParams = z.infer<typeof RenamePinParamsSchema>;
 
 export const BlockItemSchema = z.object({
@@ -209,7 +250,7 @@ export type ClaimScheduledRunParams = z.infer<typeof ClaimScheduledRunParamsSche
 export const ClaimScheduledRunResultSchema = z.object({ claimed: z.boolean(), key: z.string() });
 export type ClaimScheduledRunResult = z.infer<typeof ClaimScheduledRunResultSchema>;
 
-export const MarkReviewedParamsSchema = z.object({ id: PinRef, revision: z.string().regex(/^[0-9a-f]{64}$/) }).strict();
+export const MarkReviewedParamsSchema = z.object({ id: PinIdSchema, revision: z.string().regex(/^[0-9a-f]{64}$/) }).strict();
 export type MarkReviewedParams = z.infer<typeof MarkReviewedParamsSchema>;
 
 export const ReviewRecordSchema = z.object({
@@ -242,7 +283,7 @@ export const JudgeFileResultSchema = z.object({
   review: ReviewRecordSchema.optional(),
 });
 export type JudgeFileResult = z.infer<typeof JudgeFileResultSchema>;
-export const JudgeFileParamsSchema = z.object({ id: PinRef }).strict();
+export const JudgeFileParamsSchema = z.object({ id: PinIdSchema }).strict();
 export type JudgeFileParams = z.infer<typeof JudgeFileParamsSchema>;
 
 /** What deleting a session did. Its session-scope memory goes with it unless memory is off or read-only. */

@@ -443,11 +443,12 @@ test('the layered index: strict layer order, type and low-confidence marks, titl
   const plainFact = await memory.remember({ scope: 'project', type: 'fact', title: 'Plain fact', body: 'BODY-plain', source: 'human' });
   const decision = await memory.remember({ scope: 'project', type: 'decision', title: 'API is REST, not GraphQL', body: 'BODY-decision', source: 'human' });
   const index = (await memory.indexFor(S))!;
+  // Importance orders the layers and excludes nothing approved: the medium lesson and the plain fact come last.
   assert.deepEqual(
     index.map((l) => l.id),
-    [decision.id, coreByTag.id, core.id, lesson.id, ownPending.id, focus.id],
+    [decision.id, coreByTag.id, core.id, lesson.id, ownPending.id, focus.id, lowLesson.id, plainFact.id],
   );
-  for (const missing of [otherPending, lowLesson, plainFact]) assert.ok(!index.some((l) => l.id === missing.id));
+  assert.ok(!index.some((l) => l.id === otherPending.id), "another session's pending entry is not indexed");
   assert.equal(index[0]!.line, `[decision] API is REST, not GraphQL (id ${decision.id})`);
   assert.match(index.find((l) => l.id === lesson.id)!.line, /^\[preference\] Prefers small commits .*low confidence/);
   assert.match(index.find((l) => l.id === ownPending.id)!.line, /not yet approved/);

@@ -2,6 +2,7 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { CompilePinsRequest, GetDraftPinsRequest, GetSessionRequest } from '../../shared/protocol';
+import { pinIdProblem } from '../../shared/schemas';
 import { blockBudget } from './knowledgeSend';
 import { runDispatched } from './dispatch';
 
@@ -16,8 +17,15 @@ interface DispatchInput {
 
 const text = (s: string) => new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(s)]);
 
-function isStringArray(v: unknown): v is string[] {
-  return Array.isArray(v) && v.every((x) => typeof x === 'string');
+/** Why the model's `pins` input is refused (a sentence naming the bad id), or undefined when it is absent or fine. */
+function pinsInputProblem(v: unknown): string | undefined {
+  if (v === undefined) return undefined;
+  if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) return 'Invalid input: `pins` must be a list of workspace-relative paths.';
+  for (const id of v) {
+    const problem = pinIdProblem(id);
+    if (problem) return `Invalid input: ${problem}.`;
+  }
+  return undefined;
 }
 
 export function registerTools(
@@ -30,7 +38,8 @@ export function registerTools(
       prepareInvocation: () => ({ invocationMessage: 'Reading the pinned project knowledge' }),
       async invoke(options) {
         const input = options.input ?? {};
-        if (input.pins !== undefined && !isStringArray(input.pins)) return text('Invalid input: `pins` must be a list of workspace-relative paths.');
+        const pinsProblem = pinsInputProblem(input.pins);
+        if (pinsProblem) return text(pinsProblem);
         let pins = input.pins;
         if (!pins) {
           const key = deps.activeSession();
@@ -56,7 +65,8 @@ export function registerTools(
       async invoke(options, token) {
         const input = options.input;
         if (!input || typeof input.prompt !== 'string' || !input.prompt.trim()) return text('Invalid input: `prompt` is required.');
-        if (input.pins !== undefined && !isStringArray(input.pins)) return text('Invalid input: `pins` must be a list of workspace-relative paths.');
+        const pinsProblem = pinsInputProblem(input.pins);
+        if (pinsProblem) return text(pinsProblem);
         try {
           const pins = input.pins ?? (deps.activeSession() ? (await client.sendRequest(GetSessionRequest.type, { key: deps.activeSession()! })).pins : []);
           const result = await runDispatched(client, log, { prompt: input.prompt, pins, label: input.label, origin: 'dispatch' }, token);

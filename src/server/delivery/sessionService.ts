@@ -29,6 +29,8 @@ export interface SessionServiceDeps {
   judge: JudgeFn;
   /** The memory index when memory exists and is on; null otherwise (absent, never empty-by-failure). */
   memoryIndex: (sessionKey: string | undefined) => Promise<MemoryIndexEntry[] | null>;
+  /** Tokens the memory index may take of the block (the person's index budget); unlimited when absent. */
+  memoryIndexBudget?: () => number | undefined;
   defaultBudgetTokens: number;
 }
 
@@ -150,7 +152,7 @@ export class SessionService {
     } catch {
       memory = null; // a memory store that fails to load is left out; the pins still go through
     }
-    return compileBlock(items, memory, budgetTokens ?? this.deps.defaultBudgetTokens);
+    return compileBlock(items, memory, budgetTokens ?? this.deps.defaultBudgetTokens, this.deps.memoryIndexBudget?.());
   }
 
   /**

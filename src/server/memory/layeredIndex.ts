@@ -5,7 +5,12 @@
  *   1. approved, active decisions;
  *   2. core facts (approved facts of high importance, or tagged `core`);
  *   3. approved high-importance lessons and preferences, then this session's own pending entries;
- *   4. this session's focus (its session-scope entries).
+ *   4. this session's focus (its session-scope entries);
+ *   5. every other approved entry of high or medium importance (facts, lessons, preferences, references …);
+ *   6. every other approved entry of low importance.
+ *
+ * Importance orders the layers; it never excludes an entry: every approved entry a model may see is eligible,
+ * and what does not fit the budget is cut loudly by the block compiler (a count and a pointer to recall).
  *
  * Input is what the model may see for this session (the service filters flagged, aged, legacy, wrong,
  * superseded and other sessions' pending entries first); within a layer, the stable store order.
@@ -15,14 +20,15 @@ import type { StoredEntry } from './memoryEntry';
 
 export const LOW_CONFIDENCE = 0.5;
 
-/** Which layer (1–4) an entry belongs to for `sessionKey`, or 0 when it is not indexed. */
-export function layerOf(e: StoredEntry, sessionKey: string | undefined): 0 | 1 | 2 | 3 | 4 {
+/** Which layer (1–6) an entry belongs to for `sessionKey`, or 0 when it is not indexed (not trusted for it). */
+export function layerOf(e: StoredEntry, sessionKey: string | undefined): 0 | 1 | 2 | 3 | 4 | 5 | 6 {
   if (e.scope === 'session') return sessionKey !== undefined && e.sessionKey === sessionKey ? 4 : 0;
   const approved = e.trust.state === 'approved';
   if (approved && e.type === 'decision' && (e.status ?? 'active') === 'active') return 1;
   if (approved && e.type === 'fact' && (e.importance === 'high' || e.tags.includes('core'))) return 2;
   if (approved && (e.type === 'lesson' || e.type === 'preference') && e.importance === 'high') return 3;
   if (e.trust.state === 'pending' && sessionKey !== undefined && e.provenance.sessionKey === sessionKey) return 3;
+  if (approved) return e.importance === 'low' ? 6 : 5;
   return 0;
 }
 
@@ -39,11 +45,11 @@ export function indexLine(e: StoredEntry): string {
 /** `visible` must come in store order (createdAt, then id); each layer keeps it. */
 export function buildLayeredIndex(visible: Iterable<StoredEntry>, sessionKey: string | undefined): MemoryIndexEntry[] {
   // Layer 3 in two parts: the approved ones first, then the session's own unapproved ones.
-  const layers: StoredEntry[][] = [[], [], [], [], []];
+  const layers: StoredEntry[][] = [[], [], [], [], [], [], []];
   for (const e of visible) {
     const layer = layerOf(e, sessionKey);
     if (layer === 0) continue;
-    const slot = layer === 4 ? 4 : layer === 3 && e.trust.state !== 'approved' ? 3 : layer - 1;
+    const slot = layer >= 4 ? layer : layer === 3 && e.trust.state !== 'approved' ? 3 : layer - 1;
     layers[slot]!.push(e);
   }
   const out: MemoryIndexEntry[] = [];

@@ -1,14 +1,25 @@
 /**
- * The untrusted-data envelope that wraps stored knowledge before it reaches a model.
+ * The untrusted-data envelope that wraps stored knowledge before it reaches a model, and the one gate every
+ * string passes on its way in.
  *
  * The block compiler writes {@link ENVELOPE_OPEN} … {@link ENVELOPE_CLOSE} (an XML-style tag pair) and,
  * inside it, {@link ENVELOPE_BEGIN_SENTINEL} … {@link ENVELOPE_END_SENTINEL} (a sentinel pair for models that
- * ignore tags). Stored text must never be able to close either: the scanner flags any closing marker
- * (rule `forged.envelope-close`), and the compiler passes every stored body through
- * {@link escapeEnvelopeMarkers} before it wraps it, so even an unflagged look-alike cannot end the envelope.
+ * ignore tags). Stored text must never be able to close either, reviewed or not: {@link gateForEnvelope}
+ * decides what may stand inside, and {@link wrapInEnvelope} passes the whole inside through it once more, so
+ * two harmless strings placed side by side cannot join into a marker either.
  *
- * Pure module: no `vscode`, no language-server imports.
+ * Markers are matched on a folded "skeleton" of the text: the scanner's normalised view (NFKC, format
+ * characters removed, confusables folded), accents stripped, ASCII case folded, and every run of separators
+ * between the letters dropped (spaces, dots, hyphens, underscores, punctuation, line breaks). So
+ * `<     /knowledge-untrusted>`, `</knowledge - - untrusted>`, `</knowledge.untrusted>`, fullwidth, zero-width
+ * and Cyrillic look-alikes all read as `</knowledgeuntrusted>` and are escaped. Escaping replaces every angle
+ * bracket of a marker-like run (and anything that folds to one: `＜`, `﹤`, `≮` …) by `‹`/`›` (U+2039/U+203A),
+ * so the text stays readable but can no longer open or close the envelope.
+ *
+ * Pure module: no `vscode`, no language-server imports; the extension imports it for tool results, pinned
+ * messages and the compaction summary.
  */
+import { normalizeForMatching } from './normalize';
 
 /** Opening tag of the envelope. */
 export const ENVELOPE_TAG = 'knowledge-untrusted';
@@ -21,27 +32,178 @@ export const ENVELOPE_END_SENTINEL = '<<<END_UNTRUSTED_KNOWLEDGE>>>';
 /** Every marker string the compiler emits, in the order they appear in a block. */
 export const ENVELOPE_MARKERS: readonly string[] = [ENVELOPE_OPEN, ENVELOPE_BEGIN_SENTINEL, ENVELOPE_END_SENTINEL, ENVELOPE_CLOSE];
 
+/** Characters that fold to an angle bracket (NFKC, then accents stripped): without one, nothing can be a marker. */
+const ANGLE_LIKE = /[<>\u226e\u226f\ufe64\ufe65\uff1c\uff1e]/;
+
+/** The marker names as they read in the skeleton. Every one contains `untrusted`. */
+const SKELETON_NAMES = /knowledgeuntrusted|beginuntrustedknowledge|enduntrustedknowledge/g;
+const NON_ASCII = /[\u0080-\uffff]/;
 /**
- * Matches anything that could be read as one of our markers: the tag with any case, inner whitespace or
- * `_`/`-` spelling (`</ Knowledge_Untrusted >`), and the sentinels with any case and 2+ angle brackets.
- * Bounded quantifiers only.
+ * ASCII text can hold a marker only if it spells `untrusted` with separators at most between the letters. This
+ * check is linear (no letter is a separator, so no backtracking) and spares most texts the skeleton.
  */
-const MARKER_LIKE =
-  /<\s{0,4}\/?\s{0,4}knowledge[\s_-]{0,3}untrusted\s{0,4}>|<{2,8}\s{0,4}(?:BEGIN|END)[\s_-]{0,3}UNTRUSTED[\s_-]{0,3}KNOWLEDGE\s{0,4}>{0,8}/gi;
+const ASCII_UNTRUSTED = new RegExp([...'untrusted'].join('[^a-z0-9<>/]*'), 'i');
+/** The same check on the decomposed normalised view of other text (accents and other marks are separators). */
+const VIEW_UNTRUSTED = new RegExp([...'untrusted'].join('[^\\p{L}\\p{N}<>/]*'), 'iu');
+
+/** The folded form of a text, each character with the original span it came from. */
+interface Skeleton {
+  text: string;
+  start: Int32Array;
+  end: Int32Array;
+}
+
+const BLOCKER = 1;
+
+/** ASCII characters as the skeleton has them: a lowercase letter, digit, `<`, `>` or `/`, or 0 for a separator. */
+const ASCII_FOLD: Uint16Array = Uint16Array.from({ length: 128 }, (_, c) => {
+  if (c >= 0x41 && c <= 0x5a) return c + 32;
+  return /[a-z0-9<>/]/.test(String.fromCharCode(c)) ? c : 0;
+});
+
+const foldCache = new Map<string, number>();
+
+/** One non-ASCII character of the normalised view, folded like {@link ASCII_FOLD}. */
+function foldNonAscii(ch: string): number {
+  let f = foldCache.get(ch);
+  if (f === undefined) {
+    const base = ch.normalize('NFD').charCodeAt(0);
+    // A letter or digit that does not fold to ASCII breaks a marker name; anything else is a separator.
+    f = base < 0x80 ? ASCII_FOLD[base]! : /[\p{L}\p{N}]/u.test(ch.normalize('NFD').charAt(0)) ? BLOCKER : 0;
+    if (foldCache.size > 4096) foldCache.clear();
+    foldCache.set(ch, f);
+  }
+  return f;
+}
+
+/** The skeleton of `text`, or null when it cannot spell a marker name (the cheap checks say so first). */
+function skeletonOf(text: string): Skeleton | null {
+  if (!ANGLE_LIKE.test(text)) return null;
+  const ascii = !NON_ASCII.test(text);
+  if (ascii && !ASCII_UNTRUSTED.test(text)) return null;
+  const view = ascii ? { text, map: null } : normalizeForMatching(text);
+  if (!ascii && !VIEW_UNTRUSTED.test(view.text.normalize('NFD'))) return null;
+  const v = view.text;
+  const codes = new Uint16Array(v.length);
+  const start = new Int32Array(v.length);
+  const end = new Int32Array(v.length);
+  const map = view.map;
+  let n = 0;
+  for (let i = 0; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    const f = c < 0x80 ? ASCII_FOLD[c]! : foldNonAscii(v[i]!);
+    if (f === 0) continue;
+    codes[n] = f;
+    start[n] = map ? map.start[i]! : i;
+    end[n] = map ? map.end[i]! : i + 1;
+    n += 1;
+  }
+  return { text: new TextDecoder('utf-16le').decode(codes.subarray(0, n)), start: start.subarray(0, n), end: end.subarray(0, n) };
+}
+
+/** A marker-like run found in a text: its span in the original, its name, and whether it reads as a closer. */
+export interface EnvelopeMarkerMatch {
+  start: number;
+  end: number;
+  name: 'knowledgeuntrusted' | 'beginuntrustedknowledge' | 'enduntrustedknowledge';
+  /** `</knowledge-untrusted>` or an END sentinel, in any spelling. */
+  closes: boolean;
+}
+
+const LT = 0x3c;
+const GT = 0x3e;
+const SLASH = 0x2f;
+const isBracketish = (c: number): boolean => c === LT || c === GT || c === SLASH;
+
+/**
+ * A marker-like run as skeleton offsets: `lead` where its brackets begin, `a` where its own begin (a bracket
+ * run between two names belongs to the first, so runs never overlap), `at` the name, `b` the end.
+ */
+interface MarkerRun {
+  lead: number;
+  a: number;
+  at: number;
+  b: number;
+  name: EnvelopeMarkerMatch['name'];
+}
+
+function markerRuns(text: string): { sk: Skeleton; runs: MarkerRun[] } | null {
+  const sk = skeletonOf(text);
+  if (!sk) return null;
+  const t = sk.text;
+  const runs: MarkerRun[] = [];
+  let prevEnd = 0;
+  SKELETON_NAMES.lastIndex = 0;
+  // Find the name, then widen over the brackets and slashes around it: linear, whatever the text.
+  for (let m = SKELETON_NAMES.exec(t); m; m = SKELETON_NAMES.exec(t)) {
+    let lead = m.index;
+    let b = lead + m[0].length;
+    while (lead > 0 && lead > m.index - 64 && isBracketish(t.charCodeAt(lead - 1))) lead -= 1;
+    while (b < t.length && isBracketish(t.charCodeAt(b))) b += 1;
+    let a = m.index;
+    while (a > prevEnd && isBracketish(t.charCodeAt(a - 1))) a -= 1;
+    runs.push({ lead: Math.min(lead, a), a, at: m.index, b, name: m[0] as EnvelopeMarkerMatch['name'] });
+    prevEnd = b;
+  }
+  return { sk, runs };
+}
+
+/** Every marker-like run in `text`, in order. Empty when the text cannot hold one (the common case, found cheaply). */
+export function findEnvelopeMarkers(text: string): EnvelopeMarkerMatch[] {
+  const found = markerRuns(text);
+  if (!found) return [];
+  const { sk, runs } = found;
+  return runs.map(({ lead, b, at, name }) => {
+    const before = sk.text.slice(lead, at);
+    const after = sk.text.slice(at + name.length, b);
+    const lt = before.indexOf('<');
+    const closes = name === 'knowledgeuntrusted' ? lt >= 0 && before.indexOf('/', lt) > lt : name === 'enduntrustedknowledge' && (lt >= 0 || after.includes('>'));
+    return { start: sk.start[lead]!, end: sk.end[b - 1]!, name, closes };
+  });
+}
 
 /** True when `text` contains something a model could read as one of our envelope markers. */
 export function containsEnvelopeMarker(text: string): boolean {
-  MARKER_LIKE.lastIndex = 0;
-  return MARKER_LIKE.test(text);
+  const found = markerRuns(text);
+  return !!found && found.runs.some(({ a, b }) => /[<>]/.test(found.sk.text.slice(a, b)));
 }
 
 /**
- * Makes stored text safe to place inside the envelope: every marker-like run has its angle brackets
- * replaced by the look-alike `‹`/`›` (U+2039/U+203A), so the text stays readable but can no longer
- * close (or re-open) the envelope. Text without markers is returned unchanged (same string).
+ * THE gate: what may stand inside the envelope. Every string placed there — bodies, ids, titles, rule names,
+ * notices, memory-index lines, pinned messages, compaction summaries, tool results — passes through it.
+ * Marker-like runs (in any spelling the skeleton folds) get their angle brackets replaced by `‹`/`›`; text
+ * without one is returned unchanged (the same string). Idempotent.
  */
-export function escapeEnvelopeMarkers(text: string): string {
-  if (!text.includes('<')) return text;
-  MARKER_LIKE.lastIndex = 0;
-  return text.replace(MARKER_LIKE, (m) => m.replace(/</g, '\u2039').replace(/>/g, '\u203a'));
+export function gateForEnvelope(text: string): string {
+  const found = markerRuns(text);
+  if (!found || found.runs.length === 0) return text;
+  const { sk, runs } = found;
+  const out: string[] = [];
+  let at = 0;
+  for (const { a, b } of runs) {
+    for (let k = a; k < b; k++) {
+      const c = sk.text.charCodeAt(k);
+      if (c !== LT && c !== GT) continue;
+      const s = sk.start[k]!;
+      if (s < at) continue; // one original cluster may stand for two skeleton characters
+      out.push(text.slice(at, s), c === LT ? '\u2039' : '\u203a');
+      at = sk.end[k]!;
+    }
+  }
+  if (out.length === 0) return text;
+  out.push(text.slice(at));
+  return out.join('');
+}
+
+/** @deprecated The same function as {@link gateForEnvelope}; kept for existing callers. */
+export const escapeEnvelopeMarkers = gateForEnvelope;
+
+/**
+ * Wraps `content` in the envelope: tags, sentinels, `preamble` (ours, saying the inside is data), then the
+ * content. The preamble and content pass the gate together, so nothing inside can close the envelope, even
+ * where two separately gated strings meet. `content` is taken as is otherwise (callers format it).
+ */
+export function wrapInEnvelope(preamble: string, content: string): string {
+  const inside = gateForEnvelope(`${preamble}\n${content}`);
+  return `${ENVELOPE_OPEN}\n${ENVELOPE_BEGIN_SENTINEL}\n${inside}${inside.endsWith('\n') ? '' : '\n'}${ENVELOPE_END_SENTINEL}\n${ENVELOPE_CLOSE}`;
 }

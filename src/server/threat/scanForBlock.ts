@@ -1,10 +1,31 @@
 /**
  * The scan every read goes through: the current rule set, cached by (content hash, rule-set version), so an
- * entry written before a rule existed, or edited on disk since, is judged now.
+ * entry written before a rule existed, or edited on disk since, is judged now. On top of the rules, a closer
+ * of our own envelope in any spelling the envelope gate folds (separator runs, fullwidth, zero-width,
+ * homoglyphs) is a `forged.envelope-close` finding, so the person sees it; the gate escapes it either way.
  */
 import type { ScanFn } from '../delivery/knowledgeBlock';
-import { ThreatScanner } from './threatScanner';
+import { findEnvelopeMarkers } from './envelope';
+import { ruleMeta } from './rules';
+import { ThreatScanner, type ThreatFinding } from './threatScanner';
 
 export const sharedScanner = new ThreatScanner();
 
-export const defaultScan: ScanFn = (text, contentHash) => sharedScanner.scan(text, contentHash);
+const CLOSE_RULE = ruleMeta('forged.envelope-close');
+
+/** Look-alike closers of our envelope that the rule set did not already flag at the same place. */
+export function lookAlikeCloserFindings(text: string, findings: readonly ThreatFinding[]): ThreatFinding[] {
+  const flagged = findings.filter((f) => f.ruleId === CLOSE_RULE.id);
+  const out: ThreatFinding[] = [];
+  for (const m of findEnvelopeMarkers(text)) {
+    if (!m.closes || flagged.some((f) => f.start < m.end && m.start < f.end)) continue;
+    out.push({ ruleId: CLOSE_RULE.id, category: CLOSE_RULE.category, severity: CLOSE_RULE.severity, message: CLOSE_RULE.message, start: m.start, end: m.end });
+  }
+  return out;
+}
+
+export const defaultScan: ScanFn = (text, contentHash) => {
+  const findings = sharedScanner.scan(text, contentHash);
+  const extra = lookAlikeCloserFindings(text, findings);
+  return extra.length === 0 ? findings : [...findings, ...extra].sort((a, b) => a.start - b.start);
+};
