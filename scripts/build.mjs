@@ -1,7 +1,7 @@
 // One esbuild script for every bundle: the extension host, the language server, the CLI, and the
 // integration tests that run inside a real VS Code extension host. Type-checking is `npm run typecheck`.
 import * as esbuild from 'esbuild';
-import { copyFileSync, mkdirSync, readdirSync, statSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
@@ -58,6 +58,16 @@ if (integration.length > 0 && !production) {
   });
 }
 
+/**
+ * dist/api.d.ts must declare types only: a function, value or class declared there promises other extensions
+ * something no shipped module exports (runtime helpers live in src/extension/pins.ts and the like).
+ */
+function checkTypesOnly(file) {
+  const runtime = /^\s*export\s+(?:declare\s+)?(?:default\b|(?:async\s+)?function\b|const\b|let\b|var\b|(?:abstract\s+)?class\b|enum\b|namespace\b|module\b)|^\s*export\s*=|^\s*export\s*\{\s*[^}\s]/;
+  const bad = readFileSync(file, 'utf8').split('\n').filter((line) => runtime.test(line));
+  if (bad.length > 0) throw new Error(`${file} must declare types only; it declares runtime exports:\n  ${bad.join('\n  ')}`);
+}
+
 if (!watch) rmSync('dist', { recursive: true, force: true });
 if (watch) {
   copyPanelAssets();
@@ -69,5 +79,6 @@ if (watch) {
   // The API's types ship as dist/api.d.ts (package.json "types"), from the one self-contained source file.
   const tsc = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', 'src/extension/api.ts', '--declaration', '--emitDeclarationOnly', '--skipLibCheck', '--target', 'ES2022', '--outDir', 'dist'], { stdio: 'inherit' });
   if (tsc.status !== 0) throw new Error('could not emit dist/api.d.ts');
+  checkTypesOnly('dist/api.d.ts');
   console.log(`[build] ${production ? 'production' : 'development'} bundles written to dist/`);
 }

@@ -48,12 +48,17 @@ if (listFiles(testsDir, '.restart.test.js').length > 0) phases.push('2');
 else log('no *.restart.test.js: phase 2 (restart) skipped');
 // Phase "memory": SESSION_KNOWLEDGE_MEMORY_ENABLE set (phases 1 and 2 run with it unset: memory absent).
 if (listFiles(testsDir, '.memory.test.js').length > 0) phases.push('memory');
+// Phase "flag0": SESSION_KNOWLEDGE_MEMORY_ENABLE=0 (means absent) in an empty folder (no server until needed).
+if (listFiles(testsDir, '.flag0.test.js').length > 0) phases.push('flag0');
 
 // One workspace and one user-data-dir for both phases.
 const scratch = tempDir('sk-integration-');
 const workspace = copyDir(join(repoRoot, 'test/fixtures/workspace'), join(scratch, 'workspace'));
 const userDataDir = join(scratch, 'user-data');
 const extensionsDir = join(scratch, 'extensions');
+const emptyFolder = join(scratch, 'empty-folder');
+mkdirSync(emptyFolder);
+const phaseFolder = (phase) => (phase === 'flag0' ? emptyFolder : workspace);
 writeUserSettings(userDataDir, QUIET_SETTINGS);
 mkdirSync(resultsDir, { recursive: true });
 log(`workspace ${workspace}`);
@@ -62,7 +67,7 @@ log(`extensions under development: ${[extensionPath, ...fixtureExtensions].join(
 // SK_TEST_HOOKS=1: the extension exposes its test hooks (api.__test) to the integration tests.
 const phaseEnv = (phase) => ({
   SK_TEST_PHASE: phase,
-  SESSION_KNOWLEDGE_MEMORY_ENABLE: phase === 'memory' ? '1' : '',
+  SESSION_KNOWLEDGE_MEMORY_ENABLE: phase === 'memory' ? '1' : phase === 'flag0' ? '0' : '',
   SK_TEST_HOOKS: '1',
   ...(opts.grep ? { SK_TEST_GREP: opts.grep, SK_TEST_ALLOW_EMPTY: '1' } : {}),
 });
@@ -88,7 +93,7 @@ async function runPhaseInWeb(phase) {
   const started = Date.now();
   const serverLog = join(resultsDir, `integration-phase-${phase}.server.log`);
   const server = await startCodeServer({
-    folder: workspace, userDataDir, extensionsDir, env: phaseEnv(phase),
+    folder: phaseFolder(phase), userDataDir, extensionsDir, env: phaseEnv(phase),
     onOutput: (line) => { if (process.env.SK_VERBOSE) console.log(`[code-server] ${line}`); },
   });
   let browser;
@@ -105,7 +110,7 @@ async function runPhaseInWeb(phase) {
     });
     await page.exposeFunction('codeAutomationExit', (code) => finish(code));
     await page.goto(workbenchUrl(server, {
-      folder: workspace,
+      folder: phaseFolder(phase),
       extensionDevelopmentPaths: [extensionPath, ...fixtureExtensions],
       extensionTestsPath: testsIndex,
       enableProposedApi: true,
@@ -144,7 +149,7 @@ async function runPhaseInDesktop(phase) {
       extensionTestsPath: testsIndex,
       extensionTestsEnv: phaseEnv(phase),
       // test-electron itself adds --skip-welcome, --disable-workspace-trust, --disable-updates, ...
-      launchArgs: [workspace, '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir, ...proposed],
+      launchArgs: [phaseFolder(phase), '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir, ...proposed],
     });
     return { ok: true, ms: Date.now() - started };
   } catch (e) {

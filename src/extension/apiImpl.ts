@@ -14,7 +14,8 @@ import {
   SetSessionPinsRequest,
   StatusRequest,
 } from '../shared/protocol';
-import { fromPins, toPins, type SessionKnowledgeApi } from './api';
+import type { SessionKnowledgeApi } from './api';
+import { fromPins, toPins } from './pins';
 import { blockBudget } from './chat/knowledgeSend';
 
 export function createApi(lc: LanguageClient): SessionKnowledgeApi {

@@ -1,10 +1,12 @@
 /**
- * Extension host entry. Starts the language server, registers the tree, commands and problem reporting,
- * and returns the API. A start-up failure is shown to the person: VS Code itself shows nothing.
+ * Extension host entry. Registers the tree, commands and problem reporting, and returns the API without
+ * waiting for the language server: its process starts on first need (a request, a workspace with
+ * `.knowledge/`, a `.knowledge/` file opened, the tree shown). A start-up failure is shown to the person:
+ * VS Code itself shows nothing.
  */
 import * as vscode from 'vscode';
 import { State, type LanguageClient } from 'vscode-languageclient/node';
-import { createLanguageClient } from './languageClient';
+import { ServerSetup, createLanguageClient } from './languageClient';
 import { NotesTreeProvider } from './notesTree';
 import { CompilePinsRequest, GetDraftPinsRequest, GetSessionRequest, ListItemsRequest, RenamePinRequest } from '../shared/protocol';
 import type { SessionKnowledgeApi } from './api';
@@ -18,6 +20,7 @@ import { ServerEvents } from './serverEvents';
 import { registerKnowledgeCommands } from './knowledgeCommands';
 import { registerSessionCommands } from './sessionCommands';
 import { MemoryController, memoryFlagSet } from './memory/memoryController';
+import { MemoryConfigureRequest } from '../shared/memoryProtocol';
 import { registerMemoryTools } from './memory/memoryTools';
 import { registerMemoryCommands } from './memory/memoryCommands';
 import { registerMemorySettings } from './memory/memorySettings';
@@ -32,23 +35,37 @@ export async function activate(context: vscode.ExtensionContext): Promise<Sessio
   try {
     return await start(context, output);
   } catch (err) {
-    const message = `Session Knowledge could not start: ${(err as Error)?.message ?? String(err)}`;
-    output.error(`${message}\n${(err as Error)?.stack ?? ''}`);
-    void vscode.window.showErrorMessage(message, 'Show Output').then((c) => c && output.show(true));
+    reportStartFailure(output, err);
     return undefined;
   }
 }
 
+function reportStartFailure(output: vscode.LogOutputChannel, err: unknown): void {
+  const message = `Session Knowledge could not start: ${(err as Error)?.message ?? String(err)}`;
+  output.error(`${message}\n${(err as Error)?.stack ?? ''}`);
+  void vscode.window.showErrorMessage(message, 'Show Output').then((c) => c && output.show(true));
+}
+
 async function start(context: vscode.ExtensionContext, output: vscode.LogOutputChannel): Promise<SessionKnowledgeApi> {
   const folder = vscode.workspace.workspaceFolders?.[0];
-  await vscode.workspace.fs.createDirectory(context.globalStorageUri);
-  const flag = memoryFlagSet();
+  const flag = memoryFlagSet(output);
+  const setup = new ServerSetup();
+  // Creating the client starts no process: see startServer below.
   const lc = createLanguageClient(context, output, {
     workspaceFolder: folder?.uri.scheme === 'file' ? folder.uri.fsPath : null,
     globalStoragePath: context.globalStorageUri.fsPath,
     memoryEnabled: flag,
-  });
+  }, setup);
   client = lc;
+  context.subscriptions.push(setup);
+  /** Starts the server process once (a request before this starts it too). A failure is shown to the person. */
+  let starting: Promise<void> | undefined;
+  const startServer = (why: string): Promise<void> =>
+    (starting ??= (async () => {
+      output.info(`Starting the language server: ${why}.`);
+      await vscode.workspace.fs.createDirectory(context.globalStorageUri);
+      await lc.start();
+    })().catch((err: unknown) => reportStartFailure(output, err)));
   // Every notification has one handler, here, fanned out to the tree, the meter, the panel and memory.
   const events = new ServerEvents(lc);
   context.subscriptions.push(events);
@@ -121,9 +138,14 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
     refresh,
   });
 
-  await lc.start();
-  context.subscriptions.push({ dispose: () => void lc.stop() });
-  await refresh();
+  // The views are filled whenever the server is running: its first start (whatever caused it) and restarts.
+  context.subscriptions.push(
+    lc.onDidChangeState((e) => {
+      if (e.newState === State.Running) void refresh();
+    }),
+    { dispose: () => void lc.stop().catch(() => undefined) },
+  );
+  startServerOnNeed(folder, view, startServer, context);
 
   // ---- sessions: the participant, tools, scheduled prompts, the meter ----
   const chatHandler = registerParticipant(context, {
@@ -176,16 +198,13 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
   if (flag) {
     const m = new MemoryController(context, lc, output, events.onMemoryChanged);
     memory = m;
+    // A (re)started server starts with memory off: the switch and options reach it before any other request.
+    setup.add([MemoryConfigureRequest.method], () => m.push());
     context.subscriptions.push(
       m,
-      // A restarted server starts with memory off: configure it again.
-      lc.onDidChangeState((e) => {
-        if (e.newState === State.Running) void m.push();
-      }),
       vscode.commands.registerCommand('sessionKnowledge.memory.turnOn', () => m.setOn(true)),
       vscode.commands.registerCommand('sessionKnowledge.memory.turnOff', () => m.setOn(false)),
     );
-    await m.push();
     // The Knowledge Panel exists only with the flag (its view's `when` clause reads the same context key).
     const panelChanged = new vscode.EventEmitter<void>();
     context.subscriptions.push(
@@ -203,8 +222,40 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
   const api: SessionKnowledgeApi & { __test?: unknown } = createApi(lc);
   if (memory) api.memory = memoryApi(lc, memory);
   // Tests drive the participant and the scheduler directly (the web workbench has no chat view). Never set in production.
-  if (process.env.SK_TEST_HOOKS === '1') api.__test = { chatHandler, scheduler, memory, meter, activeSession: () => activeSession, request: (method: string, params?: unknown) => lc.sendRequest(method, params) };
+  if (process.env.SK_TEST_HOOKS === '1') {
+    api.__test = {
+      chatHandler, scheduler, memory, meter, activeSession: () => activeSession, request: (method: string, params?: unknown) => lc.sendRequest(method, params),
+      // What the `sessionKnowledge.memoryFlag` context key was set to (VS Code has no API that reads one back).
+      memoryFlag: flag,
+      serverState: () => lc.state,
+    };
+  }
   return api;
+}
+
+/**
+ * What needs the server before any request does: a workspace with `.knowledge/` (its diagnostics and tree),
+ * a `.knowledge/` file opened in an editor (diagnostics), the Notes and Plans view shown. A window with no
+ * folder and none of these starts no process.
+ */
+function startServerOnNeed(folder: vscode.WorkspaceFolder | undefined, view: vscode.TreeView<unknown>, startServer: (why: string) => Promise<void>, context: vscode.ExtensionContext): void {
+  const isKnowledgeFile = (d: vscode.TextDocument) => d.uri.scheme === 'file' && /[\\/]\.knowledge[\\/]/.test(d.uri.fsPath);
+  if (folder) {
+    void Promise.resolve(vscode.workspace.fs.stat(vscode.Uri.joinPath(folder.uri, '.knowledge'))).then(
+      () => startServer('the workspace has .knowledge/'),
+      () => undefined, // no .knowledge/: wait for a need
+    );
+  }
+  if (vscode.workspace.textDocuments.some(isKnowledgeFile)) void startServer('a .knowledge/ file is open');
+  if (view.visible) void startServer('the Notes and Plans view is shown');
+  context.subscriptions.push(
+    vscode.workspace.onDidOpenTextDocument((d) => {
+      if (isKnowledgeFile(d)) void startServer('a .knowledge/ file was opened');
+    }),
+    view.onDidChangeVisibility((e) => {
+      if (e.visible) void startServer('the Notes and Plans view was shown');
+    }),
+  );
 }
 
 /**
@@ -229,5 +280,5 @@ function watchChatAvailability(context: vscode.ExtensionContext, view: vscode.Tr
 export async function deactivate(): Promise<void> {
   const c = client;
   client = undefined;
-  if (c) await c.stop();
+  if (c) await c.stop().catch(() => undefined);
 }

@@ -1,12 +1,18 @@
-/** Starts the Session Knowledge language server over IPC and keeps it alive. */
+/**
+ * The Session Knowledge language server over IPC: created without a process, started on first need (the
+ * client starts itself on its first request; extension.ts also starts it when the workspace has
+ * `.knowledge/` or the tree is shown), and kept alive.
+ */
 import * as vscode from 'vscode';
 import {
   CloseAction,
   ErrorAction,
   LanguageClient,
+  State,
   TransportKind,
   type ErrorHandler,
   type LanguageClientOptions,
+  type Middleware,
   type ServerOptions,
 } from 'vscode-languageclient/node';
 import type { InitializationOptions } from '../shared/schemas';
@@ -52,10 +58,51 @@ export class RestartingErrorHandler implements ErrorHandler {
   }
 }
 
+/** How long other requests wait for the setup of a (re)started server before going ahead without it. */
+const SETUP_WAIT_MS = 5_000;
+
+/**
+ * What every (re)started server process must be told before any other request: it starts knowing only its
+ * `initializationOptions` (e.g. memory starts off). Steps run when the client reaches Running; meanwhile
+ * other requests wait (at most SETUP_WAIT_MS), except the ones the steps send themselves (`methods`).
+ */
+export class ServerSetup implements vscode.Disposable {
+  private readonly steps: { methods: ReadonlySet<string>; run: () => Promise<void> }[] = [];
+  private ready: Promise<void> = Promise.resolve();
+  private subscription: vscode.Disposable | undefined;
+
+  add(methods: readonly string[], run: () => Promise<void>): void {
+    this.steps.push({ methods: new Set(methods), run });
+  }
+
+  attach(client: LanguageClient): void {
+    this.subscription = client.onDidChangeState((e) => {
+      if (e.newState === State.Running) this.ready = Promise.all(this.steps.map((s) => s.run().catch(() => undefined))).then(() => undefined);
+    });
+  }
+
+  readonly middleware: Middleware = {
+    sendRequest: async (type, param, token, next) => {
+      const method = typeof type === 'string' ? type : type.method;
+      if (this.steps.length > 0 && !this.steps.some((s) => s.methods.has(method))) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([this.ready, new Promise((r) => (timer = setTimeout(r, SETUP_WAIT_MS)))]);
+        clearTimeout(timer);
+      }
+      return next(type, param, token);
+    },
+  };
+
+  dispose(): void {
+    this.subscription?.dispose();
+  }
+}
+
 export function createLanguageClient(
   context: vscode.ExtensionContext,
   output: vscode.LogOutputChannel,
   initializationOptions: InitializationOptions,
+  setup: ServerSetup,
 ): LanguageClient {
   const module = context.asAbsolutePath('dist/server.js');
   const serverOptions: ServerOptions = {
@@ -73,6 +120,9 @@ export function createLanguageClient(
     initializationOptions,
     outputChannel: output,
     errorHandler: new RestartingErrorHandler(output),
+    middleware: setup.middleware,
   };
-  return new LanguageClient('sessionKnowledge', 'Session Knowledge', serverOptions, clientOptions);
+  const client = new LanguageClient('sessionKnowledge', 'Session Knowledge', serverOptions, clientOptions);
+  setup.attach(client);
+  return client;
 }

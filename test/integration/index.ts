@@ -17,11 +17,15 @@ import { format } from 'node:util';
 // to the launcher without formatting them, so format here.
 Mocha.reporters.Base.consoleLog = (...args: unknown[]) => console.log(format(...args));
 
-/** Phase 1: `*.test.js`; phase 2 (after a restart): `*.restart.test.js`; phase memory (flag set): `*.memory.test.js`. */
+/**
+ * Phase 1: `*.test.js`; phase 2 (after a restart): `*.restart.test.js`; phase memory (flag set): `*.memory.test.js`;
+ * phase flag0 (flag `0`, a folder without .knowledge/): `*.flag0.test.js`.
+ */
 function matchesPhase(name: string, phase: string): boolean {
   if (phase === '2') return name.endsWith('.restart.test.js');
   if (phase === 'memory') return name.endsWith('.memory.test.js');
-  return name.endsWith('.test.js') && !name.endsWith('.restart.test.js') && !name.endsWith('.memory.test.js');
+  if (phase === 'flag0') return name.endsWith('.flag0.test.js');
+  return name.endsWith('.test.js') && !/\.(restart|memory|flag0)\.test\.js$/.test(name);
 }
 
 function findTests(dir: string, phase: string): string[] {

@@ -8,14 +8,19 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { MemoryConfigureRequest } from '../../shared/memoryProtocol';
 import type { MemoryConfig } from '../../shared/memorySchemas';
+import { readMemoryFlag } from '../../shared/flag';
 
-export const MEMORY_FLAG = 'SESSION_KNOWLEDGE_MEMORY_ENABLE';
 const ON_KEY = 'sessionKnowledge.memory.on';
 const CONFIG_KEY = 'sessionKnowledge.memory.config';
 
-export function memoryFlagSet(): boolean {
-  const v = process.env[MEMORY_FLAG];
-  return v !== undefined && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
+/**
+ * Whether memory exists in this extension host (the one parser in src/shared/flag.ts; the server is told
+ * through `initializationOptions.memoryEnabled`). A value it does not understand is reported in the output.
+ */
+export function memoryFlagSet(log?: vscode.LogOutputChannel): boolean {
+  const { present, warning } = readMemoryFlag(process.env);
+  if (warning) log?.warn(warning);
+  return present;
 }
 
 export type MemoryOptions = Omit<MemoryConfig, 'on'>;
