@@ -5,6 +5,8 @@ import { runThreatBench } from './threat';
 import { runThreatShapesBench } from './threatShapes';
 import { runMemoryBench } from './memory';
 import { runPanelBench } from './panel';
+import { runActivationBench } from './activation';
+import { runReliabilityBench } from './reliability';
 
 async function main(): Promise<void> {
   console.log(`Session Knowledge benchmarks — node ${process.version}, ${new Date().toISOString()}`);
@@ -15,6 +17,8 @@ async function main(): Promise<void> {
   await runThreatShapesBench();
   await runMemoryBench();
   await runPanelBench();
+  await runActivationBench();
+  await runReliabilityBench();
 }
 
 void main();

@@ -2,26 +2,40 @@
 // 127.0.0.1 with the extension loaded from this repository, on a demo workspace (.demo-workspace/, created
 // with sample notes and plans if missing), and prints the URL to open. Runs until Ctrl-C.
 //
+// The demo model (demo/demo-model, development only, never in the .vsix) is installed by default: it makes
+// VS Code's Chat view appear and gives it an offline model that answers by showing what it received, so
+// `@knowledge` can be watched delivering the pinned knowledge once, and again after an edit.
+//
 //   npm start                     # build, serve, print the URL
-//   npm start -- --check          # same, then open the URL in headless Chromium, wait for the
-//                                 # "Session Knowledge" activity-bar item and the demo notes, exit 0
+//   npm start -- --no-demo-model  # without the demo model (and so without the Chat view)
+//   npm start -- --check          # same, in a throwaway copy of the demo workspace and profile, then open the
+//                                 # URL in headless Chromium: the "Session Knowledge" view lists the demo notes,
+//                                 # and (with the demo model) a note pinned to the next chat rides with the first
+//                                 # @knowledge message (screenshot test-results/chat-exchange.png); exit 0
 //   npm start -- --no-build       # skip `npm run build`
 //   SESSION_KNOWLEDGE_MEMORY_ENABLE=1 npm start    # passed through to the extension host
 //
 // The user-data-dir (.vscode-test/demo-user-data) is kept between runs, so settings you change stay.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
-  QUIET_SETTINGS, activityBarItem, cleanupAll, ensureInstalled, launchBrowser, newWorkbenchPage, repoRoot,
-  sideBarTreeItem, startCodeServer, workbenchUrl, writeUserSettings,
+  QUIET_SETTINGS, activityBarItem, cleanupAll, ensureInstalled, extensionId, installVsix, launchBrowser, newWorkbenchPage,
+  openChat, openFile, packageExtension, repoRoot, sendChat, sideBarTreeItem, startCodeServer, tempDir, uninstallExtension,
+  waitForChatAnswer, workbenchUrl, writeUserSettings,
 } from './vscodeWeb.mjs';
 
-const { values: opts } = parseArgs({ options: { check: { type: 'boolean' }, 'no-build': { type: 'boolean' } } });
+const { values: opts } = parseArgs({ options: { check: { type: 'boolean' }, 'no-build': { type: 'boolean' }, 'no-demo-model': { type: 'boolean' } } });
 const say = (msg) => console.log(`[start] ${msg}`);
-const workspace = join(repoRoot, '.demo-workspace');
-const userDataDir = join(repoRoot, '.vscode-test/demo-user-data');
+const demoModel = join(repoRoot, 'demo/demo-model');
+const withDemoModel = !opts['no-demo-model'];
+// --check runs in a throwaway copy: it pins and chats, and must not touch your demo workspace or profile.
+const scratch = opts.check ? tempDir('sk-start-check-') : undefined;
+const workspace = scratch ? join(scratch, 'workspace') : join(repoRoot, '.demo-workspace');
+const userDataDir = scratch ? join(scratch, 'user-data') : join(repoRoot, '.vscode-test/demo-user-data');
+const extensionsDir = scratch ? join(scratch, 'extensions') : join(repoRoot, '.vscode-test/demo-extensions');
 
 if (!opts['no-build']) {
   say('npm run build');
@@ -30,13 +44,16 @@ if (!opts['no-build']) {
 }
 if (!existsSync(join(repoRoot, 'dist/extension.js'))) { say('dist/extension.js is missing: the build did not produce it'); process.exit(1); }
 ensureInstalled();
-createDemoWorkspace();
+createDemoWorkspace(workspace);
 if (!existsSync(join(userDataDir, 'User/settings.json'))) writeUserSettings(userDataDir, QUIET_SETTINGS);
+mkdirSync(extensionsDir, { recursive: true });
+setUpDemoModel();
 
 const server = await startCodeServer({
   folder: workspace,
   userDataDir,
-  extensionsDir: join(repoRoot, '.vscode-test/demo-extensions'),
+  extensionsDir,
+  extraArgs: withDemoModel ? ['--enable-proposed-api', extensionId(demoModel)] : [],
   onOutput: (line) => { if (process.env.SK_VERBOSE) console.log(`[code-server] ${line}`); },
 });
 const url = workbenchUrl(server, { folder: workspace, extensionDevelopmentPaths: [repoRoot] });
@@ -45,12 +62,18 @@ const memory = process.env.SESSION_KNOWLEDGE_MEMORY_ENABLE ? `set (${process.env
 if (opts.check) {
   process.exitCode = await check(url) ? 0 : 1;
   await cleanupAll();
+  rmSync(scratch, { recursive: true, force: true });
   process.exit(process.exitCode);
 }
 
 console.log(`
   Session Knowledge in VS Code ${'1.100.3'} (web) — workspace ${workspace}
   SESSION_KNOWLEDGE_MEMORY_ENABLE: ${memory}
+  ${withDemoModel
+    ? `Chat: the offline demo model (demo/demo-model) shows what @knowledge sent it. Pin a note (the pin on its
+  editor's title bar), open Chat (Ctrl+Alt+I), ask "@knowledge …", ask again, edit the note, ask again.
+  Without it: npm start -- --no-demo-model`
+    : 'Chat: no demo model (--no-demo-model), so no Chat view; pins and the knowledge block preview still work.'}
 
   Open this URL (it loads the extension from ${repoRoot}):
 
@@ -68,13 +91,48 @@ server.child.once('exit', (code, signal) => {
   void cleanupAll().finally(() => process.exit(1));
 });
 
-/** Opens the workbench in headless Chromium and waits for our activity-bar item and the demo notes. */
+/**
+ * Installs the demo model into the extensions folder like any extension (a .vsix), again only when its files
+ * changed; with --no-demo-model, takes it out.
+ */
+function setUpDemoModel() {
+  const id = extensionId(demoModel);
+  const installed = () => readdirSync(extensionsDir).some((d) => d.startsWith(`${id}-`));
+  const stamp = join(extensionsDir, '.demo-model-stamp');
+  if (!withDemoModel) {
+    if (installed()) {
+      say('taking the demo model out (--no-demo-model)');
+      uninstallExtension(id, { extensionsDir, userDataDir });
+      rmSync(stamp, { force: true });
+    }
+    return;
+  }
+  const hash = createHash('sha256');
+  for (const f of ['package.json', 'extension.js']) hash.update(readFileSync(join(demoModel, f)));
+  const digest = hash.digest('hex');
+  if (installed() && existsSync(stamp) && readFileSync(stamp, 'utf8') === digest) return;
+  say('installing the demo model (demo/demo-model)');
+  const out = tempDir('sk-demo-model-');
+  try {
+    installVsix(packageExtension(demoModel, out), { extensionsDir, userDataDir, force: true });
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+  writeFileSync(stamp, digest);
+}
+
+/**
+ * Opens the workbench in headless Chromium and waits for our activity-bar item and the demo notes; with the
+ * demo model, pins a note to the next chat, sends the first @knowledge message and checks that the note rode
+ * with it (the answer, the footer and the status bar), then saves test-results/chat-exchange.png.
+ */
 async function check(workbench) {
   const started = Date.now();
   const browser = await launchBrowser();
-  const page = await newWorkbenchPage(browser);
-  const shot = join(repoRoot, 'test-results/start-check.png');
-  mkdirSync(dirname(shot), { recursive: true });
+  const page = await newWorkbenchPage(browser, { width: 1400, height: 1000 });
+  const results = join(repoRoot, 'test-results');
+  let shot = join(results, 'start-check.png');
+  mkdirSync(results, { recursive: true });
   try {
     await page.goto(workbench);
     const item = activityBarItem(page, 'Session Knowledge');
@@ -82,7 +140,31 @@ async function check(workbench) {
     await item.click();
     await sideBarTreeItem(page, 'Architecture overview').waitFor({ state: 'visible', timeout: 60_000 });
     await page.screenshot({ path: shot });
-    say(`check passed in ${((Date.now() - started) / 1000).toFixed(1)} s: the workbench loaded the extension and lists the demo notes (${shot})`);
+    say(`the workbench loaded the extension and lists the demo notes (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    if (withDemoModel) {
+      shot = join(results, 'chat-exchange.png');
+      const meter = (label) => page.locator(`.part.statusbar [aria-label^="Session Knowledge: ${label}"]`).first();
+      await openFile(page, '.knowledge/notes/coding-conventions.md');
+      await page.locator('.editor-actions .action-label[aria-label^="Pin to Next Chat"]').first().click();
+      await meter('1 item(s) pinned to the next chat').waitFor({ timeout: 30_000 });
+      await openChat(page);
+      await widenChat(page);
+      await sendChat(page, '@knowledge How do I add a column to the invoices table?');
+      const answer = await waitForChatAnswer(page, 'Session knowledge: sent 1 pinned item(s) with this message');
+      for (const expected of ['Demo model (offline)', 'Knowledge block with this message: yes', 'note .knowledge/notes/coding-conventions.md', 'Withheld or unavailable: nothing']) {
+        if (!answer.includes(expected)) throw new Error(`the demo model's answer lacks "${expected}":\n${answer}`);
+      }
+      await meter('1 item(s) pinned to this session, carrying').waitFor({ timeout: 30_000 });
+      // The whole exchange in the picture: the list scrolled to its end (the footer), no hover.
+      const scrollDown = page.locator('.interactive-session .chat-scroll-down').first();
+      if (await scrollDown.isVisible()) await scrollDown.click();
+      await page.locator('.interactive-list .monaco-list-row[data-last-element="true"] .chat-footer-toolbar').first().waitFor({ timeout: 5_000 }).catch(() => {});
+      await page.mouse.move(5, 5);
+      await page.waitForTimeout(300); // the scroll settles
+      await page.screenshot({ path: shot });
+      say(`the Chat view's first @knowledge message carried the pinned note to the demo model (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    }
+    say(`check passed in ${((Date.now() - started) / 1000).toFixed(1)} s (${shot})`);
     return true;
   } catch (e) {
     await page.screenshot({ path: shot }).catch(() => {});
@@ -93,7 +175,20 @@ async function check(workbench) {
   }
 }
 
-function createDemoWorkspace() {
+/** Hides the side bar and drags the sash between the editor and the Chat view so the chat takes about half the window. */
+async function widenChat(page) {
+  await page.keyboard.press('Control+B');
+  await page.locator('.part.sidebar').waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => {});
+  const chat = await page.locator('.part.auxiliarybar').boundingBox();
+  const viewport = page.viewportSize();
+  if (!chat || !viewport) return;
+  await page.mouse.move(chat.x + 1, chat.y + chat.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(viewport.width * 0.45, chat.y + chat.height / 2, { steps: 5 });
+  await page.mouse.up();
+}
+
+function createDemoWorkspace(workspace) {
   if (existsSync(join(workspace, '.knowledge'))) return;
   say(`creating demo workspace ${workspace}`);
   const files = {

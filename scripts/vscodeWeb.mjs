@@ -61,12 +61,42 @@ export function ensureInstalled() {
   if (r.status !== 0) throw new Error(`scripts/install-vscode-web.sh failed (exit ${r.status ?? r.signal})`);
 }
 
-/** Installs a packaged .vsix into an extensions folder with code-server's own CLI (as `code --install-extension`). */
-export function installVsix(vsix, { extensionsDir, userDataDir }) {
+/**
+ * Installs a packaged .vsix into an extensions folder with code-server's own CLI (as `code --install-extension`);
+ * `force` reinstalls over the same version.
+ */
+export function installVsix(vsix, { extensionsDir, userDataDir, force = false }) {
   ensureInstalled();
-  const r = spawnSync(process.execPath, [entryScript(), '--install-extension', vsix, '--extensions-dir', extensionsDir, '--user-data-dir', userDataDir], { encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [entryScript(), '--install-extension', vsix, ...(force ? ['--force'] : []), '--extensions-dir', extensionsDir, '--user-data-dir', userDataDir], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`installing ${vsix} failed (exit ${r.status}): ${r.stdout}\n${r.stderr}`);
   return `${r.stdout}${r.stderr}`;
+}
+
+/** Uninstalls an extension (`publisher.name`) from an extensions folder with code-server's own CLI. */
+export function uninstallExtension(id, { extensionsDir, userDataDir }) {
+  ensureInstalled();
+  const r = spawnSync(process.execPath, [entryScript(), '--uninstall-extension', id, '--extensions-dir', extensionsDir, '--user-data-dir', userDataDir], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`uninstalling ${id} failed (exit ${r.status}): ${r.stdout}\n${r.stderr}`);
+}
+
+/**
+ * Packages an extension folder into `<outDir>/<name>.vsix` with the repository's vsce (a test fixture or the
+ * demo model: no dependencies, no license or repository needed); answers the .vsix path.
+ */
+export function packageExtension(dir, outDir) {
+  const { name } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+  const vsix = join(outDir, `${name}.vsix`);
+  mkdirSync(outDir, { recursive: true });
+  const vsce = join(repoRoot, 'node_modules/@vscode/vsce/vsce');
+  const r = spawnSync(process.execPath, [vsce, 'package', '--no-dependencies', '--skip-license', '--allow-missing-repository', '-o', vsix], { cwd: dir, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`vsce package ${dir} failed (exit ${r.status}):\n${r.stdout}\n${r.stderr}`);
+  return vsix;
+}
+
+/** `publisher.name` of an extension folder (what `--enable-proposed-api` takes). */
+export function extensionId(dir) {
+  const { publisher, name } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+  return `${publisher}.${name}`;
 }
 
 /** Asks the OS for a free loopback port. */
@@ -273,6 +303,82 @@ export async function newWorkbenchPage(browser, { width = 1400, height = 900 } =
 export const activityBarItem = (page, title) => page.locator(`.activitybar .action-item[role="tab"]:has(> a.action-label[aria-label^="${title}"])`);
 /** A row of any tree or list in the side bar whose label contains text. */
 export const sideBarTreeItem = (page, text) => page.locator('.part.sidebar .monaco-list-row[role="treeitem"]').filter({ hasText: text });
+
+// VS Code's Chat view. It exists when an installed extension contributes a default chat participant (see
+// test/fixtures/extensions/fake-model and demo/demo-model) and code-server runs with --enable-proposed-api for it.
+/** The chat input's editor. */
+export const chatInput = (page) => page.locator('.interactive-input-part .interactive-input-editor').first();
+/** The latest answer in the Chat view (its list renders only the rows in view; the last one always is). */
+export const lastChatResponse = (page) => page.locator('.interactive-list .monaco-list-row[data-last-element="true"] .interactive-response');
+/** How many rows (requests and answers) the Chat view's conversation has. */
+async function chatRows(page) {
+  const row = page.locator('.interactive-list .monaco-list-row[aria-setsize]').first();
+  return (await row.count()) ? Number(await row.getAttribute('aria-setsize')) : 0;
+}
+
+/** Opens the Chat view (Ctrl+Alt+I) and waits for its input. */
+export async function openChat(page, { timeoutMs = 60_000 } = {}) {
+  await waitFor(async () => {
+    if (await chatInput(page).isVisible()) return true;
+    await page.keyboard.press('Control+Alt+KeyI');
+    await chatInput(page).waitFor({ state: 'visible', timeout: 3_000 });
+    return true;
+  }, { timeoutMs, intervalMs: 500, message: 'the Chat view (Ctrl+Alt+I)' });
+}
+
+/**
+ * Types `text` into the chat input as a person would (replacing what is there, e.g. a sticky `@knowledge`),
+ * closes the suggestions, sends it and waits until the request and its answer's row show in the view.
+ */
+export async function sendChat(page, text) {
+  const rows = await chatRows(page);
+  const input = chatInput(page);
+  await input.click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.press('Backspace');
+  await page.keyboard.type(text);
+  await page.keyboard.press('Escape'); // closes the participant / command suggestions
+  await page.keyboard.press('Enter');
+  await waitFor(async () => (await chatRows(page)) >= rows + 2, { timeoutMs: 15_000, intervalMs: 100, message: `the chat request "${text}"` });
+}
+
+/** Waits until the answer to the latest request is complete and contains `text` (a string or RegExp); answers its text. */
+export async function waitForChatAnswer(page, text, { timeoutMs = 30_000 } = {}) {
+  return waitFor(async () => {
+    const response = lastChatResponse(page);
+    if (!(await response.count()) || (await response.getAttribute('class')).includes('chat-response-loading')) return false;
+    const value = (await response.innerText()).replace(/\u00a0/g, ' '); // code blocks render spaces as &nbsp;
+    if (typeof text === 'string' ? value.includes(text) : text.test(value)) return value;
+    return false;
+  }, { timeoutMs, intervalMs: 150, message: `a chat answer with ${text}` });
+}
+
+// The Explorer.
+/** A row of the Explorer, by its exact name. */
+export function explorerRow(page, name) {
+  const exact = new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+  return page.locator('.explorer-folders-view .monaco-list-row').filter({ has: page.locator('.label-name', { hasText: exact }) }).first();
+}
+
+/** Shows a workspace file's row in the Explorer (Ctrl+Shift+E), unfolding its folders; answers the row. */
+export async function revealInExplorer(page, path) {
+  await page.keyboard.press('Control+Shift+E');
+  const names = path.split('/');
+  for (const folder of names.slice(0, -1)) {
+    const row = explorerRow(page, folder);
+    await row.waitFor({ timeout: 15_000 });
+    if ((await row.getAttribute('aria-expanded')) !== 'true') await row.click();
+  }
+  const row = explorerRow(page, names.at(-1));
+  await row.waitFor({ timeout: 15_000 });
+  return row;
+}
+
+/** Opens a workspace file from the Explorer (Quick Open finds no files here: its search needs ripgrep). */
+export async function openFile(page, path) {
+  await (await revealInExplorer(page, path)).click();
+  await page.locator(`.tabs-container .tab.active[aria-label^="${basename(path)}"]`).waitFor({ timeout: 10_000 });
+}
 
 // Cleanup on Ctrl-C / kill: whatever was started is stopped before the process goes (exit code 130,
 // or process.exitCode if the caller set one, e.g. `npm start` treats Ctrl-C as a normal stop).

@@ -148,7 +148,12 @@ export type ItemsChanged = z.infer<typeof ItemsChangedSchema>;
 
 // ---- sessions and delivery ------------------------------------------------------------------------
 
-const SessionKey = z.string().min(1).max(200);
+// A session key names an entry of a JSON object: never a prototype member's name.
+const SessionKey = z
+  .string()
+  .min(1)
+  .max(200)
+  .refine((k) => !['__proto__', 'constructor', 'prototype'].includes(k) && !(k in Object.prototype), { message: 'not a session key' });
 const PinList = z.array(PinIdSchema).max(500);
 
 export const SessionInfoSchema = z.object({

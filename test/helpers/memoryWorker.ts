@@ -1,7 +1,8 @@
 /**
  * A separate process that remembers entries, for memory's multi-process tests (another VS Code window).
  * usage: node --import tsx memoryWorker.ts <workspace> <storage> <scope> <tag> <count>
- * Adds `<tag>-<i>` entries one remember at a time (human writes, approved), then prints "done".
+ * Adds `<tag>-<i>` entries one remember at a time (human writes, approved), printing `ack <tag>-<i>` once each
+ * has returned (an acknowledged write), then "done".
  */
 import { MemoryService } from '../../src/server/memory/memoryService';
 import type { MemoryScope } from '../../src/shared/memorySchemas';
@@ -14,6 +15,7 @@ async function main(): Promise<void> {
   const count = Number(countText);
   for (let i = 0; i < count; i++) {
     await memory.remember({ scope: scope as MemoryScope, type: 'fact', title: `${tag}-${i}`, body: `written by ${tag}, number ${i}`, source: 'human', ...(scope === 'session' ? { sessionKey: tag } : {}) });
+    process.stdout.write(`ack ${tag}-${i}\n`);
   }
   process.stdout.write('done\n');
 }

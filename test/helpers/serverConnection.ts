@@ -10,11 +10,16 @@ export interface RunningServer {
   connection: MessageConnection;
   child: ChildProcess;
   problems: StoreProblem[];
+  /** The last 16 KiB the server wrote to stderr. */
+  stderr(): string;
   stop(): Promise<void>;
 }
 
 export async function startRealServer(options: InitializationOptions): Promise<RunningServer> {
   const child = fork(resolve(__dirname, '../../dist/server.js'), ['--node-ipc'], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  // Read stderr as VS Code's client does: an unread pipe fills up (64 KiB) and then blocks the server's writes.
+  let stderrTail = '';
+  child.stderr?.on('data', (d: Buffer) => (stderrTail = (stderrTail + d.toString('utf8')).slice(-16_384)));
   const connection = createMessageConnection(new IPCMessageReader(child), new IPCMessageWriter(child));
   const problems: StoreProblem[] = [];
   connection.onNotification(ProblemNotification.type, (p) => {
@@ -34,6 +39,7 @@ export async function startRealServer(options: InitializationOptions): Promise<R
     connection,
     child,
     problems,
+    stderr: () => stderrTail,
     async stop() {
       try {
         await connection.sendRequest(ShutdownRequest.type);

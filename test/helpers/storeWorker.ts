@@ -2,7 +2,9 @@
  * A separate process that writes to a store document, for the store's multi-process tests.
  * usage: node --import tsx storeWorker.ts <mode> <storagePath> <workspace> <tag> <count>
  *   append  — adds `<tag>-<i>` to the draft pins, `count` times, each in its own update (another window)
+ *   create  — creates `count` sessions labelled `<tag>-<i>` through the session service
  *   churn   — rewrites a large document atomically forever (killed by the test mid-write)
+ * `append` and `create` print `ack <tag>-<i>` once each write has returned (an acknowledged write), then `done`.
  */
 import { KnowledgeCore } from '../../src/server/knowledgeCore';
 import { writeFileAtomic } from '../../src/server/store/atomicFile';
@@ -18,6 +20,18 @@ async function main(): Promise<void> {
       await core.sessions.update((doc) => {
         doc.draftPins.push(`${tag}-${i}`);
       });
+      process.stdout.write(`ack ${tag}-${i}\n`);
+    }
+    process.stdout.write('done\n');
+    return;
+  }
+  if (mode === 'create') {
+    const core = new KnowledgeCore({ workspaceFolder: workspace, globalStoragePath: storage });
+    await core.load();
+    const count = Number(countText);
+    for (let i = 0; i < count; i++) {
+      await core.sessionService.create({ label: `${tag}-${i}`, origin: 'api' });
+      process.stdout.write(`ack ${tag}-${i}\n`);
     }
     process.stdout.write('done\n');
     return;

@@ -1,7 +1,7 @@
 // UI test of the knowledge panel in a real VS Code (1.100.3 web workbench via code-server) driven in
 // headless Debian Chromium. Proves: the panel is absent with SESSION_KNOWLEDGE_MEMORY_ENABLE unset and
 // present with it set; with memory off it shows the sessions and a labelled switch; a flagged pinned note
-// (and, once memory routes are live, a flagged memory entry) reads "Withheld from the agent — reads as an
+// (and a flagged memory entry) reads "Withheld from the agent — reads as an
 // instruction" with its rule and the matched span in a <mark>; stored `<script>` / `<img onerror>` text is
 // shown as plain text and runs nothing; edit, mark reviewed, forget, unpin/pin (and approve / inline edit /
 // forget on memory) reach the files on disk; a file written by another process appears in the open panel.
@@ -247,10 +247,9 @@ for (const { name, theme } of [
         await sw.click();
         await frame.locator('#section-memory').waitFor({ timeout: 30_000 });
         assert.match(await frame.locator('#memory-switch').getAttribute('aria-label'), /Agent memory is on/);
-        const unavailable = await frame.getByText('not available from the language server').count();
-        if (unavailable > 0) {
-          console.log('# memory routes are not live in this build: memory checks skipped');
-        } else {
+        // The flag is set, so the server has memory routes: "not available" is a failure, never a reason to skip.
+        assert.equal(await frame.getByText('not available from the language server').count(), 0, 'memory routes answer "not available from the language server" with the flag set: the memory checks cannot run');
+        {
           const memFile = join(w.workspace, '.knowledge/memory.jsonl');
           const memLine = (id) => readFileSync(memFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((e) => e.id === id);
           const row = (id) => frame.locator(`#memory-list article.entry[data-id="${id}"]`);

@@ -3,6 +3,10 @@
  * request, so each of our results carries in its metadata the block that rode with that request, and the
  * compaction (summary + re-sent block + pinned messages) when one happened. Works on plain objects too,
  * so tests can pass a history without private VS Code constructors.
+ *
+ * What is replayed to the model is the conversation only: command turns (/status, /pins, /pin, /unpin,
+ * /pinmessage) talk to the person, not to the model, and a turn whose send failed has no answer; neither is
+ * replayed. Our own footer is cut from each answer, and no empty part is ever sent.
  */
 import * as vscode from 'vscode';
 
@@ -11,6 +15,8 @@ export const PARTICIPANT_ID = 'sessionknowledge.knowledge';
 /** What `@knowledge` keeps in `ChatResult.metadata`. */
 export interface KnowledgeResultMetadata {
   sessionKey?: string;
+  /** Set on a command turn (/status, /pins, …): never replayed to the model. */
+  command?: string;
   /** The block sent as the first part of this turn's user message ('' or absent: none). */
   block?: string;
   /** The signature that block carried. */
@@ -18,7 +24,7 @@ export interface KnowledgeResultMetadata {
   /** Set on the turn where compaction happened. */
   compaction?: {
     summary: string;
-    /** How many earlier turns the summary replaces (turns are counted from the start of the history). */
+    /** How many earlier conversation turns the summary replaces (counted from the start, command turns left out). */
     coveredTurns: number;
     /** The re-sent block and the pinned messages that travelled with it in the same message. */
     block: string;
@@ -30,9 +36,22 @@ export interface Turn {
   prompt: string;
   response: string;
   metadata: KnowledgeResultMetadata;
+  /** The slash command of this turn, if any. */
+  command?: string;
+  /** The send failed (`ChatResult.errorDetails`): there is no answer to replay. */
+  failed?: boolean;
 }
 
-type AnyTurn = { participant?: string; prompt?: string; response?: readonly unknown[]; result?: { metadata?: unknown } };
+type AnyTurn = {
+  participant?: string;
+  prompt?: string;
+  command?: string;
+  response?: readonly unknown[];
+  result?: { metadata?: unknown; errorDetails?: unknown };
+};
+
+/** Our footers ("Session knowledge: sent …") start with this; it is UI for the person, cut before replay. */
+export const FOOTER_START = '\n\n---\n*Session knowledge: ';
 
 function responseText(parts: readonly unknown[] | undefined): string {
   if (!parts) return '';
@@ -49,17 +68,35 @@ function responseText(parts: readonly unknown[] | undefined): string {
 /** Our participant's turns, request and response paired, oldest first. */
 export function ourTurns(history: readonly unknown[]): Turn[] {
   const turns: Turn[] = [];
-  let pendingPrompt: string | undefined;
+  let request: AnyTurn | undefined;
   for (const raw of history) {
     const t = raw as AnyTurn;
     if (t.participant !== PARTICIPANT_ID) continue;
-    if (typeof t.prompt === 'string') pendingPrompt = t.prompt;
+    if (typeof t.prompt === 'string') request = t;
     else if (t.response !== undefined || t.result !== undefined) {
-      turns.push({ prompt: pendingPrompt ?? '', response: responseText(t.response), metadata: (t.result?.metadata ?? {}) as KnowledgeResultMetadata });
-      pendingPrompt = undefined;
+      const metadata = (t.result?.metadata ?? {}) as KnowledgeResultMetadata;
+      const command = request?.command || t.command || metadata.command;
+      turns.push({
+        prompt: request?.prompt ?? '',
+        response: responseText(t.response),
+        metadata,
+        ...(command ? { command } : {}),
+        ...(t.result?.errorDetails ? { failed: true } : {}),
+      });
+      request = undefined;
     }
   }
   return turns;
+}
+
+/** The turns that were a conversation with the model: no command turns, no failed sends. */
+export function conversationTurns(turns: readonly Turn[]): Turn[] {
+  return turns.filter((t) => !t.command && !t.failed);
+}
+
+/** Text parts for the non-empty strings only (a model must never get an empty part). */
+export function textParts(...texts: string[]): vscode.LanguageModelTextPart[] {
+  return texts.filter((t) => t.trim() !== '').map((t) => new vscode.LanguageModelTextPart(t));
 }
 
 /** The session key carried by the latest of our results, if any. */
@@ -82,16 +119,26 @@ export function compactionMessage(c: NonNullable<KnowledgeResultMetadata['compac
   return vscode.LanguageModelChatMessage.User(parts);
 }
 
+/** The answer as the model gave it: our footer cut off. */
+function modelAnswer(response: string): string {
+  const footer = response.lastIndexOf(FOOTER_START);
+  return footer >= 0 ? response.slice(0, footer) : response;
+}
+
+/** A conversation turn as the model saw it: the block that rode with it and the prompt, then the answer. */
 export function turnMessages(turn: Turn): vscode.LanguageModelChatMessage[] {
-  const user = turn.metadata.block
-    ? vscode.LanguageModelChatMessage.User([new vscode.LanguageModelTextPart(turn.metadata.block), new vscode.LanguageModelTextPart(turn.prompt)])
-    : vscode.LanguageModelChatMessage.User(turn.prompt);
-  return turn.response ? [user, vscode.LanguageModelChatMessage.Assistant(turn.response)] : [user];
+  const messages: vscode.LanguageModelChatMessage[] = [];
+  const user = textParts(turn.metadata.block ?? '', turn.prompt);
+  if (user.length > 0) messages.push(vscode.LanguageModelChatMessage.User(user));
+  const answer = textParts(modelAnswer(turn.response));
+  if (answer.length > 0) messages.push(vscode.LanguageModelChatMessage.Assistant(answer));
+  return messages;
 }
 
 /**
- * The conversation as the model saw it: the latest compaction message (if any) then every later turn, each
- * with the block that rode with it. Answers the messages and the index of the first turn not summarised.
+ * The conversation as the model saw it, from conversation turns (see `conversationTurns`): the latest
+ * compaction message (if any) then every later turn, each with the block that rode with it. Answers the
+ * messages and the index of the first turn not summarised.
  */
 export function rebuildConversation(turns: readonly Turn[]): { messages: vscode.LanguageModelChatMessage[]; firstLiveTurn: number } {
   let start = 0;

@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { MarkDeliveredRequest, ResolvePendingRequest } from '../../shared/protocol';
 import type { PendingBlock } from '../../shared/schemas';
+import { textParts } from './history';
 
 /** How long building the block may take before the message goes without it. */
 export const RESOLVE_TIMEOUT_MS = 4000;
@@ -63,10 +64,9 @@ export async function markDeliveredSafely(client: LanguageClient, sessionKey: st
   }
 }
 
-/** A user message whose first part is the block (synthetic) and whose second part is what the person wrote. */
+/** A user message whose first part is the block (synthetic) and whose second part is what the person wrote (no empty part). */
 export function userMessageWithBlock(block: string, prompt: string): vscode.LanguageModelChatMessage {
-  const parts = block ? [new vscode.LanguageModelTextPart(block), new vscode.LanguageModelTextPart(prompt)] : [new vscode.LanguageModelTextPart(prompt)];
-  return vscode.LanguageModelChatMessage.User(parts);
+  return vscode.LanguageModelChatMessage.User(textParts(block, prompt));
 }
 
 export interface SendOutcome {
@@ -78,41 +78,66 @@ export interface SendOutcome {
   error?: Error;
 }
 
+/** A block riding with a send; `whenComplete`: record it only once the answer finished without being cancelled. */
+export interface PendingDelivery {
+  sessionKey: string;
+  signature: string;
+  /**
+   * For a chat view: it forgets a cancelled turn's result (and the block its metadata carried), so a
+   * cancelled turn must not count as delivered.
+   */
+  whenComplete?: boolean;
+}
+
 /**
  * Sends `messages` and streams the answer to `onFragment`. When `pending` is given, its signature is recorded
- * as delivered as soon as the first fragment arrives — not before, and never when the request fails or is
- * cancelled before answering.
+ * as delivered as soon as the first fragment arrives (or, with `whenComplete`, once the answer finished) —
+ * not before, and never when the request fails before answering or is cancelled.
  */
 export async function sendAndRecord(
   client: LanguageClient,
   model: vscode.LanguageModelChat,
   messages: vscode.LanguageModelChatMessage[],
   token: vscode.CancellationToken,
-  pending: { sessionKey: string; signature: string } | undefined,
+  pending: PendingDelivery | undefined,
   log: vscode.LogOutputChannel,
   onFragment: (fragment: string) => void = () => undefined,
 ): Promise<SendOutcome> {
   let text = '';
   let accepted = false;
   let delivered = false;
+  let error: Error | undefined;
+  const record = async () => {
+    if (pending && !delivered) delivered = await markDeliveredSafely(client, pending.sessionKey, pending.signature, log);
+  };
+  // A cancelled request's stream may never end (VS Code drops what the provider reports after the
+  // cancellation): stop waiting for it when the token fires.
+  let onCancel: vscode.Disposable | undefined;
+  const cancelled = new Promise<undefined>((resolve) => {
+    if (token.isCancellationRequested) resolve(undefined);
+    onCancel = token.onCancellationRequested(() => resolve(undefined));
+  });
   try {
-    const response = await model.sendRequest(messages, {}, token);
-    for await (const fragment of response.text) {
-      if (token.isCancellationRequested) break;
+    const response = await Promise.race([model.sendRequest(messages, {}, token), cancelled]);
+    const fragments = response?.text[Symbol.asyncIterator]();
+    for (;;) {
+      const next = fragments && (await Promise.race([fragments.next(), cancelled]));
+      if (!next || next.done || token.isCancellationRequested) break;
+      const fragment = next.value;
       if (!accepted) {
         accepted = true;
-        if (pending) delivered = await markDeliveredSafely(client, pending.sessionKey, pending.signature, log);
+        if (!pending?.whenComplete) await record();
       }
       text += fragment;
       onFragment(fragment);
     }
     // A model that finished without a fragment and without an error accepted the request too.
-    if (!accepted && !token.isCancellationRequested) {
-      accepted = true;
-      if (pending) delivered = await markDeliveredSafely(client, pending.sessionKey, pending.signature, log);
-    }
-    return { text, accepted, delivered };
+    if (!token.isCancellationRequested) accepted = true;
   } catch (err) {
-    return { text, accepted, delivered, error: err instanceof Error ? err : new Error(String(err)) };
+    error = err instanceof Error ? err : new Error(String(err));
+  } finally {
+    onCancel?.dispose();
   }
+  if (accepted && !token.isCancellationRequested) await record();
+  return { text, accepted, delivered, ...(error ? { error } : {}) };
 }

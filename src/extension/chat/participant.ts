@@ -9,15 +9,29 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import {
   CreateSessionRequest,
+  DeleteSessionRequest,
   GetSessionRequest,
   NotifyCompactedRequest,
   ResolvePendingRequest,
   SetPinnedMessagesRequest,
+  UpdateDraftPinsRequest,
   UpdateSessionPinsRequest,
 } from '../../shared/protocol';
 import type { PendingBlock, SessionInfo } from '../../shared/schemas';
-import { blockBudget, resolveBlockSafely, sendAndRecord, userMessageWithBlock } from './knowledgeSend';
-import { PARTICIPANT_ID, compactionMessage, messageText, ourTurns, rebuildConversation, sessionKeyOf, turnMessages, type KnowledgeResultMetadata, type Turn } from './history';
+import { blockBudget, resolveBlockSafely, sendAndRecord, userMessageWithBlock, type PendingDelivery } from './knowledgeSend';
+import {
+  FOOTER_START,
+  PARTICIPANT_ID,
+  compactionMessage,
+  conversationTurns,
+  messageText,
+  ourTurns,
+  rebuildConversation,
+  sessionKeyOf,
+  turnMessages,
+  type KnowledgeResultMetadata,
+  type Turn,
+} from './history';
 
 export interface ParticipantDeps {
   client: LanguageClient;
@@ -34,10 +48,14 @@ function errorMessage(err: unknown): string {
   return (err as Error)?.message ?? String(err);
 }
 
-/** Paths named in a /pin or /unpin: chat references (#file) first, then words of the prompt. */
+/**
+ * Paths named in a /pin or /unpin: chat references (#file) first, then words of the prompt. The file VS Code
+ * attaches by itself (the "Current file" context, id `vscode.implicit…`) is not something the person named.
+ */
 function pinArguments(request: vscode.ChatRequest): string[] {
   const out: string[] = [];
   for (const ref of request.references ?? []) {
+    if (ref.id.startsWith('vscode.implicit')) continue;
     const v = ref.value;
     if (v instanceof vscode.Uri) out.push(v.fsPath);
     else if (v instanceof vscode.Location) out.push(v.uri.fsPath);
@@ -50,15 +68,30 @@ function pinArguments(request: vscode.ChatRequest): string[] {
 export function createChatHandler(deps: ParticipantDeps): Handler {
   const { client, log } = deps;
 
-  async function ensureSession(history: readonly unknown[]): Promise<string | undefined> {
+  /** The session of this conversation; the first message creates it (the draft passes into it). */
+  async function ensureSession(history: readonly unknown[]): Promise<{ key?: string; created: boolean }> {
     const existing = sessionKeyOf(history);
-    if (existing) return existing;
+    if (existing) return { key: existing, created: false };
     try {
       const created = await client.sendRequest(CreateSessionRequest.type, { consumeDraft: true, origin: 'chat' });
-      return created.key;
+      return { key: created.key, created: true };
     } catch (err) {
       log.warn(`Could not create a session: ${errorMessage(err)}`);
-      return undefined;
+      return { created: false };
+    }
+  }
+
+  /**
+   * A cancelled first message: VS Code forgets the turn's result, so the session key it carried is lost and the
+   * next message would start another session. The pins go back to the next-chat draft and the session goes.
+   */
+  async function giveBack(key: string): Promise<void> {
+    try {
+      const { pins } = await session(key);
+      if (pins.length > 0) await client.sendRequest(UpdateDraftPinsRequest.type, { add: pins });
+      await client.sendRequest(DeleteSessionRequest.type, { key });
+    } catch (err) {
+      log.warn(`Could not give the pins of the cancelled session ${key} back to the next chat: ${errorMessage(err)}`);
     }
   }
 
@@ -146,8 +179,9 @@ export function createChatHandler(deps: ParticipantDeps): Handler {
     if (tokens <= share * model.maxInputTokens) return undefined;
 
     const covered = turns.length - keepTurns;
-    const transcript = conversation
-      .slice(0, conversation.length - keepTurns * 2)
+    // The earlier summary (when there is one, it leads the conversation) and the turns this one covers.
+    const older = [...(firstLiveTurn > 0 ? conversation.slice(0, 1) : []), ...turns.slice(firstLiveTurn, covered).flatMap(turnMessages)];
+    const transcript = older
       .map((m) => `${m.role === vscode.LanguageModelChatMessageRole.User ? 'User' : 'Assistant'}: ${messageText(m)}`)
       .join('\n\n');
     const request = vscode.LanguageModelChatMessage.User(
@@ -181,37 +215,52 @@ export function createChatHandler(deps: ParticipantDeps): Handler {
     return { data: { summary: summary.trim(), coveredTurns: covered, block, pinnedMessages }, signature };
   }
 
-  return async (request, context, stream, token) => {
-    const key = await ensureSession(context.history);
-    if (key) deps.onActiveSession(key);
-    const metadata: KnowledgeResultMetadata = { sessionKey: key };
-    const turns = ourTurns(context.history);
-
-    if (request.command && !key) {
-      stream.markdown('The Session Knowledge server is not available right now; see the Session Knowledge output.');
-      return { metadata };
+  /** Answers a slash command. Its turn is marked in the metadata and never replayed to the model. */
+  async function runCommand(command: string, key: string, request: vscode.ChatRequest, turns: readonly Turn[], stream: vscode.ChatResponseStream): Promise<boolean> {
+    switch (command) {
+      case 'pin':
+        await commandPin(key, request, stream, true);
+        return true;
+      case 'unpin':
+        await commandPin(key, request, stream, false);
+        return true;
+      case 'pins':
+        stream.markdown(`This session's pins:\n\n${describePins((await session(key)).pins)}`);
+        return true;
+      case 'status':
+        await commandStatus(key, stream);
+        return true;
+      case 'pinmessage':
+        await commandPinMessage(key, request, turns, stream);
+        return true;
+      default:
+        return false;
     }
-    try {
-      switch (request.command) {
-        case 'pin':
-          await commandPin(key!, request, stream, true);
-          return { metadata };
-        case 'unpin':
-          await commandPin(key!, request, stream, false);
-          return { metadata };
-        case 'pins':
-          stream.markdown(`This session's pins:\n\n${describePins((await session(key!)).pins)}`);
-          return { metadata };
-        case 'status':
-          await commandStatus(key!, stream);
-          return { metadata };
-        case 'pinmessage':
-          await commandPinMessage(key!, request, turns, stream);
-          return { metadata };
+  }
+
+  /** One turn in session `key` (undefined: the server is unavailable; the message goes without knowledge). */
+  async function respond(key: string | undefined, request: vscode.ChatRequest, context: vscode.ChatContext, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> {
+    const metadata: KnowledgeResultMetadata = { sessionKey: key };
+    // What the model saw before: no command turns, no failed sends.
+    const turns = conversationTurns(ourTurns(context.history));
+
+    if (request.command) {
+      const commandMetadata: KnowledgeResultMetadata = { ...metadata, command: request.command };
+      if (!key) {
+        stream.markdown('The Session Knowledge server is not available right now; see the Session Knowledge output.');
+        return { metadata: commandMetadata };
       }
-    } catch (err) {
-      stream.markdown(`That did not work: ${errorMessage(err)}`);
-      return { metadata, errorDetails: { message: errorMessage(err) } };
+      try {
+        if (await runCommand(request.command, key, request, turns, stream)) return { metadata: commandMetadata };
+      } catch (err) {
+        stream.markdown(`That did not work: ${errorMessage(err)}`);
+        return { metadata: commandMetadata, errorDetails: { message: errorMessage(err) } };
+      }
+    }
+
+    if (request.prompt.trim() === '') {
+      stream.markdown('Write your message after `@knowledge`. The commands: `/pins`, `/pin`, `/unpin`, `/status`, `/pinmessage`.');
+      return { metadata };
     }
 
     const model = request.model as vscode.LanguageModelChat | undefined;
@@ -223,41 +272,45 @@ export function createChatHandler(deps: ParticipantDeps): Handler {
     const { messages: conversation, firstLiveTurn } = rebuildConversation(turns);
     const compaction = key ? await maybeCompact(model, key, turns, conversation, firstLiveTurn, request.prompt, token) : undefined;
     let messages: vscode.LanguageModelChatMessage[];
-    let pending: { sessionKey: string; signature: string } | undefined;
+    let pending: PendingDelivery | undefined;
     let sentBlock: PendingBlock | undefined;
     if (compaction) {
       metadata.compaction = compaction.data;
       messages = [compactionMessage(compaction.data), ...turns.slice(compaction.data.coveredTurns).flatMap(turnMessages), vscode.LanguageModelChatMessage.User(request.prompt)];
-      if (compaction.data.block && key) pending = { sessionKey: key, signature: compaction.signature };
+      if (compaction.data.block && key) pending = { sessionKey: key, signature: compaction.signature, whenComplete: true };
     } else {
       sentBlock = await resolveBlockSafely(client, key, log, model);
       const block = sentBlock?.text ?? '';
       messages = [...conversation, userMessageWithBlock(block, request.prompt)];
       if (block && key && sentBlock) {
-        pending = { sessionKey: key, signature: sentBlock.signature };
+        pending = { sessionKey: key, signature: sentBlock.signature, whenComplete: true };
         metadata.block = block;
         metadata.signature = sentBlock.signature;
       }
     }
 
     const outcome = await sendAndRecord(client, model, messages, token, pending, log, (fragment) => stream.markdown(fragment));
-    if (outcome.error) {
-      delete metadata.block;
-      delete metadata.compaction;
-      const message = outcome.error instanceof vscode.LanguageModelError ? `The language model could not answer (${outcome.error.code}): ${outcome.error.message}` : `The request failed: ${outcome.error.message}`;
-      log.warn(message);
-      if (!outcome.accepted) return { metadata, errorDetails: { message } };
-    }
-    if (!outcome.accepted) {
-      // Cancelled before the model answered: nothing was delivered.
+    if (token.isCancellationRequested) {
+      // VS Code keeps no result for a cancelled turn: nothing rode with it (nothing was recorded either).
       delete metadata.block;
       delete metadata.compaction;
       return { metadata };
     }
+    if (!outcome.accepted) {
+      // Failed before the model answered: nothing was delivered, nothing rode with this turn.
+      delete metadata.block;
+      delete metadata.compaction;
+      const error = outcome.error ?? new Error('no answer');
+      const message = error instanceof vscode.LanguageModelError ? `The language model could not answer (${error.code}): ${error.message}` : `The request failed: ${error.message}`;
+      log.warn(message);
+      return { metadata, errorDetails: { message } };
+    }
+    // Failed after it started answering: the model got the block, so the turn keeps it for the replay.
+    if (outcome.error) log.warn(`The answer broke off: ${outcome.error.message}`);
     const footer = compaction
-      ? `\n\n---\n*Session knowledge: the conversation was compacted; the pinned knowledge${compaction.data.pinnedMessages.length ? ' and pinned messages were' : ' was'} re-sent with it.*`
+      ? `${FOOTER_START}the conversation was compacted; the pinned knowledge${compaction.data.pinnedMessages.length ? ' and pinned messages were' : ' was'} re-sent with it.*`
       : sentBlock && sentBlock.text
-        ? `\n\n---\n*Session knowledge: sent ${sentBlock.items.filter((i) => i.state === 'ok').length} pinned item(s) with this message${sentBlock.items.some((i) => i.state !== 'ok') ? `; ${sentBlock.items.filter((i) => i.state !== 'ok').length} withheld or unavailable` : ''}${sentBlock.budget.cutItems.length ? `; cut to fit: ${sentBlock.budget.cutItems.join(', ')}` : ''}.*`
+        ? `${FOOTER_START}sent ${sentBlock.items.filter((i) => i.state === 'ok').length} pinned item(s) with this message${sentBlock.items.some((i) => i.state !== 'ok') ? `; ${sentBlock.items.filter((i) => i.state !== 'ok').length} withheld or unavailable` : ''}${sentBlock.budget.cutItems.length ? `; cut to fit: ${sentBlock.budget.cutItems.join(', ')}` : ''}.*`
         : '';
     if (footer) stream.markdown(footer);
     if (sentBlock?.text) {
@@ -265,6 +318,17 @@ export function createChatHandler(deps: ParticipantDeps): Handler {
       if (folder) for (const item of sentBlock.items.filter((i) => i.state === 'ok')) stream.reference(vscode.Uri.joinPath(folder, item.id));
     }
     return { metadata };
+  }
+
+  return async (request, context, stream, token) => {
+    const { key, created } = await ensureSession(context.history);
+    if (key && !created) deps.onActiveSession(key);
+    const result = await respond(key, request, context, stream, token);
+    if (key && created) {
+      if (token.isCancellationRequested) await giveBack(key);
+      else deps.onActiveSession(key);
+    }
+    return result;
   };
 }
 

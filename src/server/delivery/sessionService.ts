@@ -87,7 +87,7 @@ export class SessionService {
 
   async get(key: string): Promise<SessionMeta> {
     const doc = await this.deps.doc.load();
-    const session = doc.sessions[key];
+    const session = ownSession(doc.sessions, key);
     if (!session) throw new SessionError('unknown-session', `Unknown session ${key}.`);
     return session;
   }
@@ -100,7 +100,7 @@ export class SessionService {
   private async mutate(key: string, fn: (s: SessionMeta) => void): Promise<SessionMeta> {
     let result: SessionMeta | undefined;
     await this.deps.doc.update((doc) => {
-      const session = doc.sessions[key];
+      const session = ownSession(doc.sessions, key);
       if (!session) return;
       fn(session);
       result = session;
@@ -131,8 +131,8 @@ export class SessionService {
   async delete(key: string): Promise<void> {
     let found = false;
     await this.deps.doc.update((doc) => {
-      found = key in doc.sessions;
-      delete doc.sessions[key];
+      found = Object.hasOwn(doc.sessions, key);
+      if (found) delete doc.sessions[key];
     });
     if (!found) throw new SessionError('unknown-session', `Unknown session ${key}.`);
   }
@@ -240,4 +240,12 @@ export class SessionService {
     });
     return changed;
   }
+}
+
+/**
+ * A session by key, only when the key is the session map's OWN property: `sessions['__proto__']`, `['constructor']`
+ * or `['toString']` must answer "unknown session", not the object's prototype (which a write would then pollute).
+ */
+function ownSession<T>(sessions: Record<string, T>, key: string): T | undefined {
+  return Object.hasOwn(sessions, key) ? sessions[key] : undefined;
 }

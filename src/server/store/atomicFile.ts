@@ -82,6 +82,34 @@ function processAlive(pid: number): boolean {
   }
 }
 
+/**
+ * Creates the lock file with its owner already in it: the content is written to a temp file, which is then
+ * hard-linked to the lock's name (fails with EEXIST when the lock is held). A writer killed at any moment leaves
+ * either no lock or a complete one, never an empty lock that nobody can tell is abandoned.
+ */
+async function createLockFile(lockPath: string, owner: string): Promise<void> {
+  const tmp = `${lockPath}.${process.pid}.${randomBytes(6).toString('hex')}.new`;
+  await fs.writeFile(tmp, owner, { flag: 'wx' });
+  try {
+    await fs.link(tmp, lockPath);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS') throw err;
+    // A file system without hard links: create, then write (an empty lock is then broken after EMPTY_LOCK_MS).
+    const handle = await fs.open(lockPath, 'wx');
+    try {
+      await handle.writeFile(owner);
+    } finally {
+      await handle.close();
+    }
+  } finally {
+    await fs.rm(tmp, { force: true });
+  }
+}
+
+/** An empty lock (left by an older version killed between create and write) is abandoned after this long. */
+const EMPTY_LOCK_MS = 1_000;
+
 async function tryBreakStaleLock(lockPath: string, staleMs: number): Promise<void> {
   let content: string;
   let mtimeMs: number;
@@ -94,7 +122,8 @@ async function tryBreakStaleLock(lockPath: string, staleMs: number): Promise<voi
   const [pidText, host] = content.split('@');
   const sameHost = host === undefined || host.trim() === hostTag();
   const ownerGone = sameHost && pidText !== undefined && pidText !== '' && !processAlive(Number(pidText));
-  if (ownerGone || Date.now() - mtimeMs > staleMs) {
+  const age = Date.now() - mtimeMs;
+  if (ownerGone || age > staleMs || (content === '' && age > EMPTY_LOCK_MS)) {
     // Rename first so that two processes breaking the same stale lock cannot delete a fresh one.
     const grave = `${lockPath}.${process.pid}.${randomBytes(4).toString('hex')}.stale`;
     try {
@@ -128,12 +157,7 @@ export async function withFileLock<T>(path: string, fn: () => Promise<T>, option
   let delay = 2;
   for (;;) {
     try {
-      const handle = await fs.open(lockPath, 'wx');
-      try {
-        await handle.writeFile(`${process.pid}@${hostTag()}`);
-      } finally {
-        await handle.close();
-      }
+      await createLockFile(lockPath, `${process.pid}@${hostTag()}`);
       break;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
@@ -154,7 +178,8 @@ export async function withFileLock<T>(path: string, fn: () => Promise<T>, option
 const cleaned = new Set<string>();
 
 /**
- * Removes temp files a killed writer left beside `path` (`.<name>.<pid>.<random>.tmp`). Called while holding
+ * Removes temp files a killed writer left beside `path` (`.<name>.<pid>.<random>.tmp`, and lock drafts of dead
+ * processes). Called while holding
  * the file's lock: every writer of a locked file writes its temp file under that lock, so any temp file seen
  * now belongs to a writer that died. Once per file and process: it is a crash leftover, not a hot path.
  */
@@ -162,10 +187,14 @@ export async function removeStaleTempFiles(path: string): Promise<number> {
   if (cleaned.has(path)) return 0;
   cleaned.add(path);
   const prefix = `.${basename(path)}.`;
+  const lockPrefix = `${basename(path)}.lock.`;
   let removed = 0;
   try {
     for (const name of await fs.readdir(dirname(path))) {
-      if (name.startsWith(prefix) && name.endsWith('.tmp') && /^\d+\.[0-9a-f]+\.tmp$/.test(name.slice(prefix.length))) {
+      const tempFile = name.startsWith(prefix) && /^\d+\.[0-9a-f]+\.tmp$/.test(name.slice(prefix.length));
+      // A lock's content file (`<name>.lock.<pid>.<random>.new`) whose writer died before it cleaned up.
+      const lockDraft = name.startsWith(lockPrefix) && /^(\d+)\.[0-9a-f]+\.new$/.exec(name.slice(lockPrefix.length));
+      if (tempFile || (lockDraft && !processAlive(Number(lockDraft[1])))) {
         await fs.rm(join(dirname(path), name), { force: true });
         removed += 1;
       }

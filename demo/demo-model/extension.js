@@ -1,0 +1,85 @@
+// Development only (`npm start`; never in the .vsix): an offline demo model that answers by showing what it
+// received — the knowledge block as it arrived, the withheld notices, the token count — so a person without
+// a chat model can watch `@knowledge` deliver pinned knowledge once, and again after an edit or a compaction.
+// It also contributes the default chat participants that make VS Code's Chat view appear in the web build.
+// Uses the proposed chatProvider and defaultChatParticipant APIs (code-server runs with
+// --enable-proposed-api for this extension); the product itself uses none.
+/* global require, exports */
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a CommonJS extension, loaded as is (no build)
+const vscode = require('vscode');
+
+const MODEL_NAME = 'Demo model (offline) — shows what it received';
+const BLOCK_START = /^<knowledge-untrusted\b/;
+const SUMMARY_REQUEST = 'Summarise this conversation';
+const MAX_INPUT = 8000;
+
+const tokens = (text) => Math.ceil(text.length / 4);
+const textOf = (message) => (message.content || []).map((p) => (typeof p.value === 'string' ? p.value : '')).filter(Boolean);
+const isUser = (message) => message.role === vscode.LanguageModelChatMessageRole.User;
+const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** A Markdown code fence that the text cannot close (notes may hold fences of their own). */
+function fenced(text) {
+  const longest = Math.max(2, ...(text.match(/`+/g) || []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  return `${fence}text\n${text}\n${fence}`;
+}
+
+/** What the block says about itself: the pinned items it carries and its bracketed notices (withheld, unavailable, cut). */
+function describeBlock(block) {
+  const items = [...block.matchAll(/^--- Pinned (note|plan|file): (.+?) ---$/gm)].map((m) => `${m[1]} \`${m[2]}\``);
+  const notices = block.split('\n').filter((line) => /^\[.*\]$/.test(line.trim()));
+  return { items, notices };
+}
+
+function answer(messages) {
+  const all = messages.map(textOf);
+  const total = tokens(all.flat().join('\n'));
+  const last = messages[messages.length - 1];
+  const lastParts = textOf(last);
+  const block = lastParts.find((p) => BLOCK_START.test(p));
+  const compaction = lastParts.find((p) => p.startsWith('Summary of the earlier conversation'));
+  const prompt = lastParts.filter((p) => p !== block && p !== compaction).join(' ');
+  const earlier = messages.slice(0, -1);
+  const earlierBlocks = earlier.filter((m) => isUser(m) && textOf(m).some((p) => BLOCK_START.test(p))).length;
+  const earlierCompaction = earlier.some((m) => textOf(m).some((p) => p.startsWith('Summary of the earlier conversation')));
+
+  const lines = [`*${MODEL_NAME}. Not a real model: it does not answer your question, it shows what @knowledge sent it.*`, ''];
+  lines.push(`- **Your message:** ${prompt ? `“${prompt.length > 200 ? `${prompt.slice(0, 200)}…` : prompt}”` : '(none)'}`);
+  if (block) {
+    const { items, notices } = describeBlock(block);
+    lines.push(`- **Knowledge block with this message:** yes, ${tokens(block)} tokens${compaction ? ', re-sent after compaction together with the summary and your pinned messages' : ''} — ${items.length ? items.join(', ') : 'no pinned item in full'}.`);
+    lines.push(`- **Withheld or unavailable:** ${notices.length ? notices.map((n) => `\`${n.trim()}\``).join(' ') : 'nothing'}.`);
+  } else {
+    lines.push(`- **Knowledge block with this message:** none — ${earlierBlocks || earlierCompaction ? 'the conversation already carries it (it rides in the history, with the earlier message it was delivered with)' : 'nothing is pinned to this chat yet (pin a note, or use `/pin path`)'}.`);
+  }
+  lines.push(`- **History replayed:** ${plural(earlier.length, 'earlier message')}${earlierBlocks ? `, ${plural(earlierBlocks, 'of them carries', 'of them carry')} a knowledge block` : ''}${earlierCompaction ? '; older turns were compacted into a summary' : ''}.`);
+  lines.push(`- **Tokens received:** ${total} of this demo model's ${MAX_INPUT} (it counts characters ÷ 4; @knowledge compacts the conversation past the share set in \`sessionKnowledge.compactionThreshold\`).`);
+  if (block) lines.push('', 'The block as it arrived:', '', fenced(block));
+  return lines.join('\n');
+}
+
+exports.activate = (context) => {
+  // The Chat view appears only when a default participant exists; VS Code enables New Chat only with an edit-mode one.
+  for (const id of ['sessionknowledge-demo.chat', 'sessionknowledge-demo.edit']) {
+    context.subscriptions.push(vscode.chat.createChatParticipant(id, async (_request, _context, stream) => {
+      stream.markdown('This is the demo chat of Session Knowledge. Start your message with `@knowledge` — for example `@knowledge how do we handle money?` — and the demo model shows what it received.');
+      return {};
+    }));
+  }
+  context.subscriptions.push(vscode.lm.registerChatModelProvider('sk-demo-model', {
+    async provideLanguageModelResponse(messages, _options, _extensionId, progress) {
+      const first = textOf(messages[0])[0] || '';
+      const reply = messages.length === 1 && first.startsWith(SUMMARY_REQUEST)
+        ? '(Demo summary: this demo model does not summarise; a real model would condense the earlier turns here.)'
+        : answer(messages);
+      progress.report({ index: 0, part: new vscode.LanguageModelTextPart(reply) });
+    },
+    async provideTokenCount(text) {
+      return tokens(typeof text === 'string' ? text : textOf(text).join('\n'));
+    },
+  }, {
+    vendor: 'sk-demo', name: MODEL_NAME, family: 'sk-demo', version: '1', maxInputTokens: MAX_INPUT, maxOutputTokens: 4000,
+    isUserSelectable: true, isDefault: true,
+  }));
+};
