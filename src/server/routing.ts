@@ -2,10 +2,11 @@
  * Owns how a request declaration becomes a handler: validate params with the declaration's own schema, run
  * the handler, and map what it throws (SessionError, MemoryError, anything else) to the ResponseError clients see.
  */
-import { ErrorCodes, ResponseError, type Connection } from 'vscode-languageserver';
+import { ErrorCodes, LSPErrorCodes, ResponseError, type CancellationToken, type Connection } from 'vscode-languageserver';
 import type { AnyRequestDecl, ParamsOf, ResultOf } from '../shared/rpc';
 import { SessionError } from './delivery/sessionService';
 import { MEMORY_ERROR_CODE, MemoryError } from './memory/errors';
+import { testDelayMs } from './testHooks';
 
 /** Error code of a `SessionError` (unknown session, refused pin, no workspace); `data.reason` says which. */
 export const SESSION_ERROR_CODE = -32001;
@@ -25,6 +26,12 @@ export function route<D extends AnyRequestDecl>(connection: Connection, decl: D,
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       throw new ResponseError(ErrorCodes.InvalidParams, `Invalid params at ${issue?.path.join('.') || '(root)'}: ${issue?.message}`);
+    }
+    const delay = testDelayMs();
+    if (delay > 0) {
+      // Test hook (SK_TEST_HOOKS=1 only): a slow server. A request its client gave up on meanwhile does nothing.
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      if ((args[args.length - 1] as CancellationToken | undefined)?.isCancellationRequested) throw new ResponseError(LSPErrorCodes.RequestCancelled, 'cancelled');
     }
     try {
       return await handler(parsed.data as ParamsOf<D>);

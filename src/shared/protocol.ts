@@ -13,6 +13,7 @@ import {
   CreateSessionParamsSchema,
   ItemsChangedSchema,
   JudgeFileParamsSchema,
+  JudgeTextsParamsSchema,
   ListItemsParamsSchema,
   MarkDeliveredParamsSchema,
   MarkReviewedParamsSchema,
@@ -27,6 +28,7 @@ import {
   type ClaimScheduledRunResult,
   type DeleteSessionResult,
   type JudgeFileResult,
+  type JudgeTextsResult,
   type KnowledgeItem,
   type PendingBlock,
   type ReviewRecord,
@@ -130,3 +132,9 @@ export const JudgeFileRequest = defineRequest('knowledge/threat/judgeFile', Judg
  * the current rule set. Fails when the file changed since (`revision` no longer matches) or is not flagged.
  */
 export const MarkReviewedRequest = defineRequest('knowledge/threat/markReviewed', MarkReviewedParamsSchema)<ReviewRecord>();
+
+/**
+ * Client → server: judge texts now (current rule set, reviews applied for texts that carry a pin id) — what
+ * `@knowledge` replays to the model (earlier blocks, pinned messages, the compaction summary) before it is sent.
+ */
+export const JudgeTextsRequest = defineRequest('knowledge/threat/judgeTexts', JudgeTextsParamsSchema)<JudgeTextsResult>();

@@ -291,6 +291,17 @@ export type JudgeFileResult = z.infer<typeof JudgeFileResultSchema>;
 export const JudgeFileParamsSchema = z.object({ id: PinIdSchema }).strict();
 export type JudgeFileParams = z.infer<typeof JudgeFileParamsSchema>;
 
+/** Texts to judge now: replayed blocks' items, pinned messages, compaction summaries. `id`: a pin, whose reviews apply. */
+export const JudgeTextsParamsSchema = z
+  .object({ texts: z.array(z.object({ text: z.string().max(2_000_000), id: PinIdSchema.optional() }).strict()).max(500) })
+  .strict();
+export type JudgeTextsParams = z.infer<typeof JudgeTextsParamsSchema>;
+/** One verdict per text, in order: flagged (findings stand, no review covers them) and the rules that matched. */
+export interface JudgeTextsResult {
+  rulesetVersion: string;
+  results: { flagged: boolean; rules: string[] }[];
+}
+
 /** What deleting a session did. Its session-scope memory goes with it unless memory is off or read-only. */
 export const DeleteSessionResultSchema = z.object({
   key: z.string(),

@@ -15,8 +15,9 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-export async function startRealServer(options: InitializationOptions): Promise<RunningServer> {
-  const child = fork(resolve(__dirname, '../../dist/server.js'), ['--node-ipc'], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+/** `env`: added to this process's environment for the server (test hooks, e.g. `SK_TEST_HOOKS`, `SK_TEST_SLOW_MS`). */
+export async function startRealServer(options: InitializationOptions, env: Record<string, string> = {}): Promise<RunningServer> {
+  const child = fork(resolve(__dirname, '../../dist/server.js'), ['--node-ipc'], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: { ...process.env, ...env } });
   // Read stderr as VS Code's client does: an unread pipe fills up (64 KiB) and then blocks the server's writes.
   let stderrTail = '';
   child.stderr?.on('data', (d: Buffer) => (stderrTail = (stderrTail + d.toString('utf8')).slice(-16_384)));

@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { CreateSessionRequest } from '../../shared/protocol';
-import { resolveBlockSafely, sendAndRecord, userMessageWithBlock } from './knowledgeSend';
+import { requestWithTimeout, resolveBlockSafely, sendAndRecord, userMessageWithBlock } from './knowledgeSend';
 
 export interface DispatchResult {
   sessionKey: string;
@@ -29,7 +29,7 @@ export async function runDispatched(
   options: { prompt: string; sessionKey?: string; pins?: string[]; label?: string; origin: 'dispatch' | 'schedule'; model?: vscode.LanguageModelChat },
   token: vscode.CancellationToken,
 ): Promise<DispatchResult> {
-  const sessionKey = options.sessionKey ?? (await client.sendRequest(CreateSessionRequest.type, { pins: options.pins ?? [], label: options.label, origin: options.origin })).key;
+  const sessionKey = options.sessionKey ?? (await requestWithTimeout(client, CreateSessionRequest.type, { pins: options.pins ?? [], label: options.label, origin: options.origin })).key;
   const model = options.model ?? (await pickModel());
   if (!model) return { sessionKey, answer: '', blockSent: false, error: 'No language model is available.' };
   const pending = await resolveBlockSafely(client, sessionKey, log, model);

@@ -6,24 +6,43 @@
  * - delivery is recorded only after the send was accepted (the model started answering without error).
  */
 import * as vscode from 'vscode';
-import type { LanguageClient } from 'vscode-languageclient/node';
+import type { LanguageClient, RequestParam, RequestType } from 'vscode-languageclient/node';
 import { MarkDeliveredRequest, ResolvePendingRequest } from '../../shared/protocol';
 import type { PendingBlock } from '../../shared/schemas';
 import { textParts } from './history';
 
-/** How long building the block may take before the message goes without it. */
+/** How long any request on the send path may take before the message goes on without what it would answer. */
 export const RESOLVE_TIMEOUT_MS = 4000;
 
 export function blockBudget(): number {
   return vscode.workspace.getConfiguration('sessionKnowledge').get<number>('blockTokenBudget', 8000);
 }
 
-async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+async function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => void = () => undefined): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms)))]);
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        onTimeout();
+        reject(new Error(`timed out after ${ms} ms`));
+      }, ms);
+    });
+    return await Promise.race([promise, timedOut]);
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/**
+ * THE way the send path asks the server: a request that answers within `ms` or rejects (and is cancelled, so a
+ * server that gets to it late does nothing). Every request on the send path goes through it.
+ */
+export async function requestWithTimeout<P, R>(client: LanguageClient, type: RequestType<P, R, void>, params: NoInfer<RequestParam<P>>, ms = RESOLVE_TIMEOUT_MS): Promise<R> {
+  const cancel = new vscode.CancellationTokenSource();
+  try {
+    return await withTimeout(Promise.resolve(client.sendRequest(type, params, cancel.token)), ms, () => cancel.cancel());
+  } finally {
+    cancel.dispose();
   }
 }
 
@@ -35,10 +54,10 @@ export async function resolveBlockSafely(
   model?: vscode.LanguageModelChat,
 ): Promise<PendingBlock | undefined> {
   if (!sessionKey) return undefined;
-  const resolve = (budgetTokens: number) => client.sendRequest(ResolvePendingRequest.type, { key: sessionKey, budgetTokens });
+  const resolve = (budgetTokens: number) => requestWithTimeout(client, ResolvePendingRequest.type, { key: sessionKey, budgetTokens });
   try {
     const budget = blockBudget();
-    const block = await withTimeout(resolve(budget), RESOLVE_TIMEOUT_MS);
+    const block = await resolve(budget);
     if (!model || !block.text) return block;
     // The server estimates tokens; the model's own count decides. Over budget: compile again, scaled down.
     const actual = await withTimeout(Promise.resolve(model.countTokens(block.text)), RESOLVE_TIMEOUT_MS);
@@ -46,17 +65,17 @@ export async function resolveBlockSafely(
     // Scale the server's estimate by how far it was off for this model, with a little room for rounding.
     const scaled = Math.max(200, Math.floor(((budget * block.budget.usedTokens) / actual) * 0.95));
     log.info(`The block is ${actual} tokens by ${model.id}'s count (budget ${budget}); compiling it for ${scaled} estimated tokens.`);
-    return await withTimeout(resolve(scaled), RESOLVE_TIMEOUT_MS);
+    return await resolve(scaled);
   } catch (err) {
     log.warn(`No knowledge block this time for ${sessionKey}: ${(err as Error)?.message ?? String(err)}`);
     return undefined;
   }
 }
 
-/** Records delivery; a failure is logged, never thrown (the send itself already succeeded). */
+/** Records delivery; a failure or a timeout is logged, never thrown (the send itself already succeeded). */
 export async function markDeliveredSafely(client: LanguageClient, sessionKey: string, signature: string, log: vscode.LogOutputChannel): Promise<boolean> {
   try {
-    await client.sendRequest(MarkDeliveredRequest.type, { key: sessionKey, signature });
+    await requestWithTimeout(client, MarkDeliveredRequest.type, { key: sessionKey, signature });
     return true;
   } catch (err) {
     log.warn(`Could not record delivery for ${sessionKey}: ${(err as Error)?.message ?? String(err)}`);
@@ -92,7 +111,8 @@ export interface PendingDelivery {
 /**
  * Sends `messages` and streams the answer to `onFragment`. When `pending` is given, its signature is recorded
  * as delivered as soon as the first fragment arrives (or, with `whenComplete`, once the answer finished) —
- * not before, and never when the request fails before answering or is cancelled.
+ * not before, and never when the request fails before answering or is cancelled. Recording never holds back
+ * a fragment: it runs beside the stream and is awaited (bounded by its timeout) only before this returns.
  */
 export async function sendAndRecord(
   client: LanguageClient,
@@ -107,8 +127,9 @@ export async function sendAndRecord(
   let accepted = false;
   let delivered = false;
   let error: Error | undefined;
-  const record = async () => {
-    if (pending && !delivered) delivered = await markDeliveredSafely(client, pending.sessionKey, pending.signature, log);
+  let recording: Promise<boolean> | undefined;
+  const record = () => {
+    if (pending && !recording) recording = markDeliveredSafely(client, pending.sessionKey, pending.signature, log);
   };
   // A cancelled request's stream may never end (VS Code drops what the provider reports after the
   // cancellation): stop waiting for it when the token fires.
@@ -126,7 +147,7 @@ export async function sendAndRecord(
       const fragment = next.value;
       if (!accepted) {
         accepted = true;
-        if (!pending?.whenComplete) await record();
+        if (!pending?.whenComplete) record();
       }
       text += fragment;
       onFragment(fragment);
@@ -138,6 +159,7 @@ export async function sendAndRecord(
   } finally {
     onCancel?.dispose();
   }
-  if (accepted && !token.isCancellationRequested) await record();
+  if (accepted && !token.isCancellationRequested) record();
+  if (recording) delivered = await recording;
   return { text, accepted, delivered, ...(error ? { error } : {}) };
 }

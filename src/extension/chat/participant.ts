@@ -18,7 +18,8 @@ import {
   UpdateSessionPinsRequest,
 } from '../../shared/protocol';
 import type { PendingBlock, SessionInfo } from '../../shared/schemas';
-import { blockBudget, resolveBlockSafely, sendAndRecord, userMessageWithBlock, type PendingDelivery } from './knowledgeSend';
+import { blockBudget, requestWithTimeout, resolveBlockSafely, sendAndRecord, userMessageWithBlock, type PendingDelivery } from './knowledgeSend';
+import { judgeLiveTurns, judgeNewCompaction } from './replayJudge';
 import {
   FOOTER_START,
   PARTICIPANT_ID,
@@ -73,7 +74,7 @@ export function createChatHandler(deps: ParticipantDeps): Handler {
     const existing = sessionKeyOf(history);
     if (existing) return { key: existing, created: false };
     try {
-      const created = await client.sendRequest(CreateSessionRequest.type, { consumeDraft: true, origin: 'chat' });
+      const created = await requestWithTimeout(client, CreateSessionRequest.type, { consumeDraft: true, origin: 'chat' });
       return { key: created.key, created: true };
     } catch (err) {
       log.warn(`Could not create a session: ${errorMessage(err)}`);
@@ -96,7 +97,7 @@ export function createChatHandler(deps: ParticipantDeps): Handler {
   }
 
   async function session(key: string): Promise<SessionInfo> {
-    return client.sendRequest(GetSessionRequest.type, { key });
+    return requestWithTimeout(client, GetSessionRequest.type, { key });
   }
 
   function describePins(pins: readonly string[]): string {
@@ -200,7 +201,7 @@ export function createChatHandler(deps: ParticipantDeps): Handler {
     let block = '';
     let signature = '';
     try {
-      const compacted = await client.sendRequest(NotifyCompactedRequest.type, { key, budgetTokens: blockBudget() });
+      const compacted = await requestWithTimeout(client, NotifyCompactedRequest.type, { key, budgetTokens: blockBudget() });
       block = compacted.text;
       signature = compacted.signature;
     } catch (err) {
@@ -269,17 +270,20 @@ export function createChatHandler(deps: ParticipantDeps): Handler {
       return { metadata };
     }
 
-    const { messages: conversation, firstLiveTurn } = rebuildConversation(turns);
-    const compaction = key ? await maybeCompact(model, key, turns, conversation, firstLiveTurn, request.prompt, token) : undefined;
+    // Everything replayed is judged now (current rules), beside resolving the block: neither waits on the other.
+    const [judged, resolved] = await Promise.all([judgeLiveTurns(client, turns, log), resolveBlockSafely(client, key, log, model)]);
+    const { messages: conversation, firstLiveTurn } = rebuildConversation(judged);
+    const compaction = key ? await maybeCompact(model, key, judged, conversation, firstLiveTurn, request.prompt, token) : undefined;
     let messages: vscode.LanguageModelChatMessage[];
     let pending: PendingDelivery | undefined;
     let sentBlock: PendingBlock | undefined;
     if (compaction) {
       metadata.compaction = compaction.data;
-      messages = [compactionMessage(compaction.data), ...turns.slice(compaction.data.coveredTurns).flatMap(turnMessages), vscode.LanguageModelChatMessage.User(request.prompt)];
+      const sent = await judgeNewCompaction(client, compaction.data, log);
+      messages = [compactionMessage(sent), ...judged.slice(compaction.data.coveredTurns).flatMap(turnMessages), vscode.LanguageModelChatMessage.User(request.prompt)];
       if (compaction.data.block && key) pending = { sessionKey: key, signature: compaction.signature, whenComplete: true };
     } else {
-      sentBlock = await resolveBlockSafely(client, key, log, model);
+      sentBlock = resolved;
       const block = sentBlock?.text ?? '';
       messages = [...conversation, userMessageWithBlock(block, request.prompt)];
       if (block && key && sentBlock) {

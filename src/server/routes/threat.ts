@@ -1,12 +1,12 @@
 /**
  * Owns threat findings and reviews on the wire: diagnostics on files under `.knowledge/` (open editors use
- * their live text), the "mark as reviewed" code action, and the judge-file and mark-reviewed requests.
+ * their live text), the "mark as reviewed" code action, and the judge-file, judge-texts and mark-reviewed requests.
  */
 import { type CodeAction, CodeActionKind, type Diagnostic, DiagnosticSeverity, TextDocuments } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { join } from 'node:path';
-import { ItemsChangedNotification, JudgeFileRequest, MarkReviewedRequest } from '../../shared/protocol';
+import { ItemsChangedNotification, JudgeFileRequest, JudgeTextsRequest, MarkReviewedRequest } from '../../shared/protocol';
 import { contentRevision, toId } from '../notes/noteIndex';
 import { toReviewRecord } from '../review/reviewStore';
 import { RULESET_VERSION, type ThreatFinding } from '../threat/threatScanner';
@@ -110,6 +110,16 @@ export function registerThreatRoutes(ctx: ServerContext): Diagnostics {
     if (!j) return null;
     const plain = (f: ThreatFinding) => ({ ruleId: f.ruleId, category: f.category, severity: f.severity, message: f.message, start: f.start, end: f.end });
     return { id: j.id, revision: j.revision, rulesetVersion: RULESET_VERSION, findings: j.findings.map(plain), allFindings: j.allFindings.map(plain), ...(j.review ? { review: toReviewRecord(j.review) } : {}) };
+  });
+  route(connection, JudgeTextsRequest, (p) => {
+    const core = ctx.ready();
+    const results = p.texts.map(({ text, id }) => {
+      let findings = core.judge(id ?? '', text, contentRevision(text));
+      // A replayed section ends with the line break the block compiler added when the file had none: try the file's own text too.
+      if (id && findings.length > 0 && text.endsWith('\n')) findings = core.judge(id, text.slice(0, -1), contentRevision(text.slice(0, -1)));
+      return { flagged: findings.length > 0, rules: [...new Set(findings.map((f) => f.ruleId))] };
+    });
+    return { rulesetVersion: RULESET_VERSION, results };
   });
   route(connection, MarkReviewedRequest, async (p) => {
     const r = await ctx.ready().markReviewed(p.id, p.revision);
