@@ -101,11 +101,12 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
   const refresh = async () => {
     try {
       await tree.refresh();
+      void meter.show(activeSession, tree.shown);
     } catch (err) {
       output.warn(`refresh failed: ${(err as Error).message}`);
+      void meter.show(activeSession);
     }
     updateEditorPinned();
-    void meter.show(activeSession);
   };
 
   const shownProblems = new Set<string>();

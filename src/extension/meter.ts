@@ -21,6 +21,12 @@ export interface NextDelivery {
   sendsBlock: boolean;
 }
 
+/** Pins already read (the active session's, or the draft's) and the block they compiled to, if compiled. */
+export interface KnownPins {
+  pins: string[];
+  block: PendingBlock | undefined;
+}
+
 const k = (n: number) => `${Math.round(n / 100) / 10}k`;
 
 export function itemMark(block: PendingBlock, id: string): { icon: string; text: string } {
@@ -50,24 +56,25 @@ export class KnowledgeMeter implements vscode.Disposable {
   }
 
   /** Pins, the compiled block and whether the next message sends it. */
-  async next(sessionKey: string | undefined, exact = true): Promise<NextDelivery> {
+  async next(sessionKey: string | undefined, exact = true, known?: KnownPins): Promise<NextDelivery> {
     const session = sessionKey ? await this.client.sendRequest(GetSessionRequest.type, { key: sessionKey }) : undefined;
-    const pins = session ? session.pins : await this.client.sendRequest(GetDraftPinsRequest.type);
+    const pins = known?.pins ?? (session ? session.pins : await this.client.sendRequest(GetDraftPinsRequest.type));
     if (session && exact) {
       // The session's own block (its memory index included), and whether it differs from what it carries.
       const block = await this.client.sendRequest(ResolvePendingRequest.type, { key: session.key, budgetTokens: blockBudget() });
       const full = block.text === '' ? await this.client.sendRequest(CompilePinsRequest.type, { pins, budgetTokens: blockBudget() }) : block;
       return { session, pins, block: full, sendsBlock: block.text !== '' };
     }
-    const block = await this.client.sendRequest(CompilePinsRequest.type, { pins, budgetTokens: blockBudget() });
+    const block = known?.block ?? (await this.client.sendRequest(CompilePinsRequest.type, { pins, budgetTokens: blockBudget() }));
     // Cheap for the status bar: the figures recorded at the last send.
     const sendsBlock = session ? !session.delivered || (session.pending !== '' && session.pending !== session.delivered) : pins.length > 0;
     return { session, pins, block, sendsBlock };
   }
 
-  async show(sessionKey: string | undefined): Promise<void> {
+  /** Redraws the status bar; `known`: the pins and block the tree has just read, so they are not asked for twice. */
+  async show(sessionKey: string | undefined, known?: KnownPins): Promise<void> {
     try {
-      const { session, pins, block, sendsBlock } = await this.next(sessionKey, false);
+      const { session, pins, block, sendsBlock } = await this.next(sessionKey, false, known);
       const { budget } = block;
       const problems = block.items.filter((i) => i.state !== 'ok').length;
       const cut = budget.cutItems.length > 0 || budget.cutMemoryEntries > 0;

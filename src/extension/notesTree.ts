@@ -4,7 +4,7 @@
  */
 import * as vscode from 'vscode';
 import type { KnowledgeItem, KnowledgeKind, PendingBlock } from '../shared/schemas';
-import { itemMark } from './meter';
+import { itemMark, type KnownPins } from './meter';
 
 type GroupKind = KnowledgeKind | 'draft' | 'session';
 
@@ -50,6 +50,11 @@ export class NotesTreeProvider implements vscode.TreeDataProvider<TreeNode> {
       this.session?.pins.length ? this.source.compile(this.session.pins) : undefined,
     ]);
     this.changed.fire(undefined);
+  }
+
+  /** What the status bar shows: the active session's pins and block when there is a session, else the draft's. */
+  get shown(): KnownPins {
+    return this.session ? { pins: this.session.pins, block: this.sessionBlock } : { pins: this.draft, block: this.draftBlock };
   }
 
   get current(): readonly KnowledgeItem[] {
