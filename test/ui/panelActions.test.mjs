@@ -301,13 +301,19 @@ test('export writes JSON and Markdown where the person chooses', { timeout: 120_
   }
   // Near the bottom of the panel, the scope list opens where it fits instead of past the webview's edge.
   const scopeSelect = frame.locator('#exchange-scope');
-  await scopeSelect.evaluate((el) => el.scrollIntoView({ block: 'end' }));
-  await scopeSelect.locator('.select-face').click();
-  const list = await waitFor(() => scopeSelect.evaluate((el) => {
-    const d = el.shadowRoot?.querySelector('.dropdown.open');
-    const r = d?.getBoundingClientRect();
-    return r && r.height > 0 ? { top: r.top, bottom: r.bottom, viewport: el.ownerDocument.documentElement.clientHeight, below: el.getBoundingClientRect().bottom } : false;
-  }), { timeoutMs: T, message: 'the scope list open' });
+  // A live update of the panel (the previous test's memory changes arriving) can redraw the select under the
+  // click, so the list did not open: click again until it is open, then measure where it opened.
+  const list = await waitFor(async () => {
+    const open = await scopeSelect.evaluate((el) => {
+      const d = el.shadowRoot?.querySelector('.dropdown.open');
+      const r = d?.getBoundingClientRect();
+      return r && r.height > 0 ? { top: r.top, bottom: r.bottom, viewport: el.ownerDocument.documentElement.clientHeight, below: el.getBoundingClientRect().bottom } : false;
+    });
+    if (open) return open;
+    await scopeSelect.evaluate((el) => el.scrollIntoView({ block: 'end' }));
+    await scopeSelect.locator('.select-face').click();
+    return false;
+  }, { timeoutMs: T, intervalMs: 500, message: 'the scope list open' });
   assert.ok(list.top >= 0 && list.bottom <= list.viewport, `the scope list fits in the panel (${JSON.stringify(list)})`);
   await w.page.keyboard.press('Escape');
 
