@@ -50,7 +50,16 @@ export function sessionsSection(s: PanelState): HTMLElement {
   if (s.sessions.length === 0) sessions.append(h('p', { class: 'muted' }, 'No sessions yet. A session starts with its first @knowledge message.'));
   for (const sv of s.sessions) sessions.append(sessionCard(sv));
   if (s.sessionsTotal > s.sessions.length) sessions.append(h('p', { class: 'muted' }, `${s.sessionsTotal - s.sessions.length} older sessions not shown.`));
-  return section('sessions', 'Sessions', { n: s.sessions.length, label: `${s.sessions.length} sessions shown` }, sessions);
+  const days = s.sessionRetentionDays;
+  const retention = h(
+    'p',
+    { id: 'session-retention', class: 'muted', 'data-days': days },
+    days === 0 ? 'Retention: every session is kept' : `Retention: sessions with no activity for ${days} days are removed, with their pins, delivery records and session memory`,
+    ' (setting ',
+    h('code', {}, 'sessionKnowledge.sessionRetentionDays'),
+    ').',
+  );
+  return section('sessions', 'Sessions', { n: s.sessions.length, label: `${s.sessions.length} sessions shown` }, sessions, retention);
 }
 
 export const sessionActions: Actions = {

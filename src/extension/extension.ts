@@ -26,6 +26,7 @@ import { registerMemoryCommands } from './memory/memoryCommands';
 import { registerMemorySettings } from './memory/memorySettings';
 import { registerKnowledgePanel } from './panel/knowledgePanel';
 import { memoryApi } from './memory/memoryApi';
+import { registerRetention } from './retention';
 
 let client: LanguageClient | undefined;
 
@@ -58,6 +59,7 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
   }, setup);
   client = lc;
   context.subscriptions.push(setup);
+  registerRetention(context, lc, setup, output);
   /** Starts the server process once (a request before this starts it too). A failure is shown to the person. */
   let starting: Promise<void> | undefined;
   const startServer = (why: string): Promise<void> =>

@@ -7,8 +7,7 @@ import { sessionsPath } from './store/paths';
 import { MemoryService } from './memory/memoryService';
 
 export { sessionsPath };
-import { JsonDocument } from './store/jsonDocument';
-import { SESSIONS_SCHEMA_VERSION, SessionsDocSchema, sessionsDefaults, sessionsMigrations, type SessionsDoc } from './store/schemas';
+import { SessionStore } from './store/sessionStore';
 import { NoteIndex, createKnowledgeFile, toId } from './notes/noteIndex';
 import type { KnowledgeItem, KnowledgeKind, Stats, StoreProblem, UpdateDraftPinsResult } from '../shared/schemas';
 import { checkPinnable } from './pinPolicy';
@@ -30,13 +29,15 @@ export interface CoreOptions {
   defaultBudgetTokens?: number;
   /** SESSION_KNOWLEDGE_MEMORY_ENABLE: whether agent memory exists in this process at all. */
   memoryEnabled?: boolean;
+  /** Tests: called after each session file the split of an old sessions.json writes. */
+  onMigrateProgress?: (written: number, total: number) => void;
 }
 
 export const DEFAULT_BUDGET_TOKENS = 8000;
 
 export class KnowledgeCore {
   readonly notes: NoteIndex | null;
-  readonly sessions: JsonDocument<SessionsDoc>;
+  readonly sessions: SessionStore;
   readonly sessionService: SessionService;
   readonly reviews: ReviewStore | null;
   /** Null when the flag is unset: memory does not exist. */
@@ -47,14 +48,10 @@ export class KnowledgeCore {
 
   constructor(readonly options: CoreOptions) {
     this.notes = options.workspaceFolder ? new NoteIndex(options.workspaceFolder) : null;
-    this.sessions = new JsonDocument<SessionsDoc>({
-      source: 'sessions',
-      path: sessionsPath(options.globalStoragePath, options.workspaceFolder),
-      schema: SessionsDocSchema,
-      currentVersion: SESSIONS_SCHEMA_VERSION,
-      defaults: sessionsDefaults,
-      migrations: sessionsMigrations,
+    this.sessions = new SessionStore({
+      indexPath: sessionsPath(options.globalStoragePath, options.workspaceFolder),
       onProblem: (p) => this.problem(p),
+      ...(options.onMigrateProgress ? { onMigrateProgress: options.onMigrateProgress } : {}),
     });
     this.scan = options.scan ?? defaultScan;
     this.reviews = options.workspaceFolder ? new ReviewStore(options.workspaceFolder, (p) => this.problem(p)) : null;
@@ -69,7 +66,8 @@ export class KnowledgeCore {
         })
       : null;
     this.sessionService = new SessionService({
-      doc: this.sessions,
+      store: this.sessions,
+      forgetSessionMemory: async (keys) => (this.memory ? this.memory.forgetSessions(keys) : 0),
       workspaceFolder: options.workspaceFolder,
       reader: options.workspaceFolder ? new PinnedFileReader(options.workspaceFolder) : null,
       judge: (id, text, revision) => this.judge(id, text, revision),
@@ -81,13 +79,13 @@ export class KnowledgeCore {
 
   /** Loads every source. A source that fails is reported and left out; it never blanks the others. */
   async load(): Promise<void> {
-    const results = await Promise.allSettled([this.sessions.load(), this.notes?.rebuild(), this.reviews?.load()]);
+    const results = await Promise.allSettled([this.sessions.open(), this.notes?.rebuild(), this.reviews?.load()]);
     const names = ['sessions', 'notes', 'reviews'];
     results.forEach((r, i) => {
       if (r.status === 'rejected') {
         this.problem({
           source: names[i] ?? 'unknown',
-          path: i === 0 ? this.sessions.spec.path : (this.options.workspaceFolder ?? ''),
+          path: i === 0 ? this.sessions.indexPath : (this.options.workspaceFolder ?? ''),
           message: `Could not load ${names[i]}: ${(r.reason as Error)?.message ?? String(r.reason)}`,
           at: new Date().toISOString(),
         });
@@ -186,7 +184,7 @@ export class KnowledgeCore {
         return check.ok ? check.id : pin;
       }),
     );
-    const doc = await this.sessions.update((d) => {
+    const doc = await this.sessions.updateIndex((d) => {
       const next = d.draftPins.filter((p) => !removeIds.has(p));
       for (const id of accepted) if (!next.includes(id)) next.push(id);
       d.draftPins = next;
@@ -196,24 +194,25 @@ export class KnowledgeCore {
 
   /** Replaces the whole draft (tests, migration tools). Same checks as `updateDraftPins`. */
   async setDraftPins(pins: string[]): Promise<string[]> {
-    const current = (await this.sessions.load()).draftPins;
+    const current = (await this.sessions.loadIndex()).draftPins;
     return (await this.updateDraftPins(pins, current.filter((p) => !pins.includes(p)))).pins;
   }
 
   async getDraftPins(): Promise<string[]> {
-    return (await this.sessions.load()).draftPins;
+    return (await this.sessions.loadIndex()).draftPins;
   }
 
   async stats(): Promise<Stats> {
-    const sessions = this.sessions.data;
+    const index = this.sessions.index.data;
+    const sessions = await this.sessions.count().catch(() => 0);
     const notes = this.listItems('note').length;
     const plans = this.listItems('plan').length;
     return {
       workspaceFolder: this.options.workspaceFolder,
       notes,
       plans,
-      sessions: Object.keys(sessions.sessions).length,
-      draftPins: sessions.draftPins.length,
+      sessions,
+      draftPins: index.draftPins.length,
       stores: [this.sessions.health(), ...(this.reviews ? [this.reviews.doc.health()] : [])],
       problems: [...this.problems],
     };

@@ -143,6 +143,8 @@ export interface MemoryPart {
 export interface PanelState {
   sessions: SessionView[];
   sessionsTotal: number;
+  /** `sessionKnowledge.sessionRetentionDays` (0: every session is kept). */
+  sessionRetentionDays: number;
   draftPins: string[];
   items: ItemView[];
   flaggedItems: FlaggedItemView[];

@@ -18,6 +18,7 @@ import {
   MarkDeliveredParamsSchema,
   MarkReviewedParamsSchema,
   RenamePinParamsSchema,
+  PruneSessionsParamsSchema,
   ResolveParamsSchema,
   SessionKeyParamsSchema,
   SetPinnedMessagesParamsSchema,
@@ -27,6 +28,7 @@ import {
   UpdateSessionPinsParamsSchema,
   type ClaimScheduledRunResult,
   type DeleteSessionResult,
+  type PruneSessionsResult,
   type JudgeFileResult,
   type JudgeTextsResult,
   type KnowledgeItem,
@@ -97,6 +99,13 @@ export const DeleteSessionRequest = defineRequest('knowledge/sessions/delete', S
 
 /** Client → server: pins follow a rename made in VS Code (every session and the draft). Answers pins changed. */
 export const RenamePinRequest = defineRequest('knowledge/sessions/renamePin', RenamePinParamsSchema)<number>();
+
+/**
+ * Client → server: retention (`sessionKnowledge.sessionRetentionDays`). Removes sessions with no activity for that
+ * many days — their pins and delivery records — and their session-scope memory. Sent when a server starts and when
+ * the setting changes.
+ */
+export const PruneSessionsRequest = defineRequest('knowledge/sessions/prune', PruneSessionsParamsSchema)<PruneSessionsResult>();
 
 // ---- delivery ------------------------------------------------------------------------------------
 

@@ -218,6 +218,19 @@ export type MarkDeliveredParams = z.infer<typeof MarkDeliveredParamsSchema>;
 export const RenamePinParamsSchema = z.object({ oldId: PinIdSchema, newId: PinIdSchema }).strict();
 export type RenamePinParams = z.infer<typeof RenamePinParamsSchema>;
 
+/** Retention: sessions with no activity for `olderThanDays` days go (0: keep every session). */
+export const PruneSessionsParamsSchema = z.object({ olderThanDays: z.number().int().min(0).max(36_500) }).strict();
+export type PruneSessionsParams = z.infer<typeof PruneSessionsParamsSchema>;
+export const DEFAULT_SESSION_RETENTION_DAYS = 90;
+
+/** What retention removed: the sessions (with their pins and delivery records) and their session-scope memory entries. */
+export interface PruneSessionsResult {
+  pruned: string[];
+  memoryEntries: number;
+  /** Why session memory was kept (read-only), when it was. */
+  memoryKept?: string;
+}
+
 export const BlockItemSchema = z.object({
   id: z.string(),
   kind: z.enum(['note', 'plan', 'file']),

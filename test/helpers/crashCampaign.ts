@@ -3,7 +3,7 @@
  * bench/reliability.ts:
  *
  * - `runKillCampaign`: a child process writes through the real store (sessions: the session service over
- *   `JsonDocument`; memory: `remember` appending to the project's JSONL file) and prints `ack <id>` once each
+ *   `SessionStore`, one file per session; memory: `remember` appending to the project's JSONL file) and prints `ack <id>` once each
  *   write has returned. The parent SIGKILLs it at random moments (a seeded delay after its first
  *   acknowledgement) and starts a new one, until `target` writes were acknowledged. Then every acknowledged
  *   write must be on disk, the sessions file must parse, and the memory file must load through the store
@@ -12,9 +12,10 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { KnowledgeCore, sessionsPath } from '../../src/server/knowledgeCore';
+import { sessionsDirOf } from '../../src/server/store/sessionStore';
 import { MemoryService, memoryPaths } from '../../src/server/memory/memoryService';
 import type { StoreProblem } from '../../src/shared/schemas';
 import { seededRandom } from './hostile';
@@ -53,12 +54,15 @@ function startWorker(store: StoreUnderTest, d: Dirs, tag: string, count: number,
 async function readBack(store: StoreUnderTest, d: Dirs): Promise<{ ids: string[]; malformed: string[]; problems: StoreProblem[] }> {
   const problems: StoreProblem[] = [];
   if (store === 'sessions') {
-    const text = readFileSync(sessionsPath(d.storage, d.workspace), 'utf8');
-    const doc = JSON.parse(text) as { sessions: Record<string, { label?: string }> };
+    // One file per session: every one must parse (a kill never leaves a torn file), and the store must list them all.
+    if (existsSync(sessionsPath(d.storage, d.workspace))) JSON.parse(readFileSync(sessionsPath(d.storage, d.workspace), 'utf8'));
+    const dir = sessionsDirOf(sessionsPath(d.storage, d.workspace));
+    const files = readdirSync(dir).filter((n) => n.endsWith('.json') && !n.startsWith('.'));
+    for (const name of files) JSON.parse(readFileSync(join(dir, name), 'utf8'));
     const core = new KnowledgeCore({ workspaceFolder: d.workspace, globalStoragePath: d.storage, onProblem: (p) => problems.push(p) });
     await core.load();
     const listed = await core.sessionService.list();
-    assert.equal(listed.length, Object.keys(doc.sessions).length, 'the store loads every session in the file');
+    assert.equal(listed.length, files.length, 'the store loads every session file');
     return { ids: listed.map((s) => s.label ?? ''), malformed: [], problems };
   }
   const path = memoryPaths(d.workspace, d.storage).project!;

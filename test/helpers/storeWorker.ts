@@ -4,6 +4,9 @@
  *   append  — adds `<tag>-<i>` to the draft pins, `count` times, each in its own update (another window)
  *   create  — creates `count` sessions labelled `<tag>-<i>` through the session service
  *   churn   — rewrites a large document atomically forever (killed by the test mid-write)
+ *   migrate — opens the store (splitting an old sessions.json) and kills itself with SIGKILL after writing
+ *             `count` session files: a crash halfway through the migration
+ *   mark    — records a delivery on session `<tag>` `count` times (`v1:<pid>-<i>`), each its own update
  * `append` and `create` print `ack <tag>-<i>` once each write has returned (an acknowledged write), then `done`.
  */
 import { KnowledgeCore } from '../../src/server/knowledgeCore';
@@ -17,7 +20,7 @@ async function main(): Promise<void> {
     await core.load();
     const count = Number(countText);
     for (let i = 0; i < count; i++) {
-      await core.sessions.update((doc) => {
+      await core.sessions.updateIndex((doc) => {
         doc.draftPins.push(`${tag}-${i}`);
       });
       process.stdout.write(`ack ${tag}-${i}\n`);
@@ -32,6 +35,30 @@ async function main(): Promise<void> {
     for (let i = 0; i < count; i++) {
       await core.sessionService.create({ label: `${tag}-${i}`, origin: 'api' });
       process.stdout.write(`ack ${tag}-${i}\n`);
+    }
+    process.stdout.write('done\n');
+    return;
+  }
+  if (mode === 'migrate') {
+    const count = Number(countText);
+    const core = new KnowledgeCore({
+      workspaceFolder: workspace,
+      globalStoragePath: storage,
+      onMigrateProgress: (written) => {
+        if (written >= count) process.kill(process.pid, 'SIGKILL');
+      },
+    });
+    await core.load();
+    process.stdout.write('done\n');
+    return;
+  }
+  if (mode === 'mark') {
+    const core = new KnowledgeCore({ workspaceFolder: workspace, globalStoragePath: storage });
+    await core.load();
+    const count = Number(countText);
+    for (let i = 0; i < count; i++) {
+      await core.sessionService.appendResult(tag, { at: new Date().toISOString(), prompt: `${process.pid}-${i}`, answer: '', blockSent: false });
+      process.stdout.write(`ack ${process.pid}-${i}\n`);
     }
     process.stdout.write('done\n');
     return;

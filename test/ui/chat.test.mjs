@@ -16,6 +16,7 @@ import {
   openChat, openFile, packageExtension, repoRoot, revealInExplorer, sendChat, startCodeServer, tempDir, waitFor,
   waitForChatAnswer, workbenchUrl, writeUserSettings,
 } from '../../scripts/vscodeWeb.mjs';
+import { readSessionsStore } from './panelShared.mjs';
 
 const resultsDir = join(repoRoot, 'test-results');
 const fixture = join(repoRoot, 'test/fixtures/extensions/fake-model');
@@ -63,11 +64,10 @@ describe("@knowledge in VS Code's Chat view, with a fake model that records what
   const slowFile = () => join(scratch, 'slow-ms');
   /** Every request to the language server waits `ms` first (0: none). */
   const slowServer = (ms) => writeFileSync(slowFile(), String(ms));
-  /** The server's sessions file (src/server/store/paths.ts): the next-chat draft and every session. */
+  /** The server's sessions store (src/server/store/sessionStore.ts): the next-chat draft and every session. */
   const store = () => {
     const key = createHash('sha256').update(workspace).digest('hex').slice(0, 16);
-    const file = join(userDataDir, 'User/globalStorage/sessionknowledge.session-knowledge/workspaces', key, 'sessions.json');
-    return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : { draftPins: [], sessions: {} };
+    return readSessionsStore(join(userDataDir, 'User/globalStorage/sessionknowledge.session-knowledge/workspaces', key, 'sessions.json'));
   };
   const sessions = () => Object.values(store().sessions);
   const meter = (labelStart) => page.locator(`.part.statusbar [aria-label^="Session Knowledge: ${labelStart}"]`).first();

@@ -17,14 +17,14 @@ import {
   QUIET_SETTINGS, activityBarItem, copyDir, launchBrowser, newWorkbenchPage, repoRoot, startCodeServer, tempDir,
   waitFor, workbenchUrl, writeUserSettings,
 } from '../../scripts/vscodeWeb.mjs';
-import { ATTACK, EXTENSION_ID, WARNING, extensionDir, focusState, openPanel, panelFrame, resultsDir } from './panelShared.mjs';
+import { ATTACK, EXTENSION_ID, WARNING, extensionDir, focusState, openPanel, panelFrame, readSessionsStore, resultsDir } from './panelShared.mjs';
 
 const SCRIPT_TEXT = "<script>console.log('sk-side-effect-script')</script>";
 const IMG_TEXT = "<img src=x onerror=alert('sk-side-effect-img')>";
 const SESSION_KEY = 'ui-panel-session-1';
 
 
-/** Where the server keeps this workspace's sessions (see sessionsPath in src/server/knowledgeCore.ts). */
+/** Where the server keeps this workspace's sessions index (see sessionsPath in src/server/knowledgeCore.ts); the sessions are in `sessions/` beside it. */
 function sessionsFile(userDataDir, workspace) {
   const key = createHash('sha256').update(workspace).digest('hex').slice(0, 16);
   return join(userDataDir, 'User', 'globalStorage', EXTENSION_ID, 'workspaces', key, 'sessions.json');
@@ -57,6 +57,7 @@ function writeSession(userDataDir, workspace) {
   const file = sessionsFile(userDataDir, workspace);
   mkdirSync(dirname(file), { recursive: true });
   const now = new Date().toISOString();
+  // The old single-file format on purpose: the server migrates it when it opens the store.
   writeFileSync(file, JSON.stringify({
     schemaVersion: 1,
     draftPins: [],
@@ -180,7 +181,7 @@ for (const { name, theme } of [
       assert.ok(!doc.csp.includes('unsafe'), 'no unsafe-* source in the CSP');
 
       // A hostile message is refused with a clear error and changes nothing.
-      const before = readFileSync(w.sessions, 'utf8');
+      const before = JSON.stringify(readSessionsStore(w.sessions));
       await frame.locator('body').evaluate(() => {
         window.addEventListener('message', (e) => { if (e.data?.type === 'response' && e.data.requestId === 987654) window.__skReply = e.data; });
       });
@@ -193,7 +194,7 @@ for (const { name, theme } of [
       assert.ok(reply, 'the host answered the malformed request');
       assert.equal(reply.ok, false);
       assert.equal(reply.error.reason, 'invalid-message');
-      assert.equal(readFileSync(w.sessions, 'utf8'), before, 'a refused message changed nothing');
+      assert.equal(JSON.stringify(readSessionsStore(w.sessions)), before, 'a refused message changed nothing');
 
       if (name === 'dark') {
         await screenshot(page, 'panel-dark.png');
@@ -225,7 +226,7 @@ for (const { name, theme } of [
 
         // Unpin reaches the session's metadata on disk.
         await session.getByRole('button', { name: /^Unpin Welcome to Session Knowledge from Panel UI session/ }).click();
-        await waitFor(() => !JSON.parse(readFileSync(w.sessions, 'utf8')).sessions[SESSION_KEY].project_context_pins.includes('.knowledge/notes/welcome.md'), { timeoutMs: 30_000, message: 'welcome.md unpinned on disk' });
+        await waitFor(() => !readSessionsStore(w.sessions).sessions[SESSION_KEY].project_context_pins.includes('.knowledge/notes/welcome.md'), { timeoutMs: 30_000, message: 'welcome.md unpinned on disk' });
         await session.locator('li.pin[data-pin=".knowledge/notes/welcome.md"]').waitFor({ state: 'detached', timeout: 30_000 });
         // Focus stays in the session's card (its next pin), not the page.
         await waitFor(async () => { const f = await focusState(frame); return f.session === SESSION_KEY && f.action === 'session-unpin'; }, { timeoutMs: 10_000, message: 'focus on the next pin after Unpin' });
@@ -234,7 +235,7 @@ for (const { name, theme } of [
         const draft = frame.locator('article.session.draft');
         await draft.locator('[data-role="pin-choice"]').evaluate((el) => { el.value = '.knowledge/plans/roadmap.md'; });
         await draft.getByRole('button', { name: /^Pin the chosen item to the next chat/ }).click();
-        await waitFor(() => JSON.parse(readFileSync(w.sessions, 'utf8')).draftPins.includes('.knowledge/plans/roadmap.md'), { timeoutMs: 30_000, message: 'draft pin on disk' });
+        await waitFor(() => readSessionsStore(w.sessions).draftPins.includes('.knowledge/plans/roadmap.md'), { timeoutMs: 30_000, message: 'draft pin on disk' });
         await draft.locator('li.pin[data-pin=".knowledge/plans/roadmap.md"]').waitFor({ timeout: 30_000 });
 
         // A file written by another process appears in the open panel.

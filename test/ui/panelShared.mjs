@@ -1,8 +1,8 @@
 // What the panel's UI test files share: where the extension under test is, the warning text, the attack line.
 // SK_PANEL_EXTENSION_DIR: load the extension from another folder (a scratch build) instead of the repo.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { activityBarItem, repoRoot } from '../../scripts/vscodeWeb.mjs';
 
 export const extensionDir = resolve(process.env.SK_PANEL_EXTENSION_DIR ?? repoRoot);
@@ -40,3 +40,26 @@ export const focusState = (frame) => frame.locator('body').evaluate((b) => {
     value: inner?.value ?? null, start: inner?.selectionStart ?? null, end: inner?.selectionEnd ?? null, hasFocus: b.ownerDocument.hasFocus(),
   };
 });
+
+/**
+ * The sessions store as one object, `{ draftPins, sessions: { [key]: session } }`, read from disk: the index
+ * (`sessions.json`) and one file per session in `sessions/` beside it (src/server/store/sessionStore.ts). Sessions
+ * still in an old-format index (not yet migrated) are included.
+ */
+export function readSessionsStore(indexPath) {
+  const index = existsSync(indexPath) ? JSON.parse(readFileSync(indexPath, 'utf8')) : { draftPins: [] };
+  const sessions = { ...(index.sessions ?? {}) };
+  const dir = join(dirname(indexPath), 'sessions');
+  if (existsSync(dir)) {
+    for (const name of readdirSync(dir)) {
+      if (!name.endsWith('.json') || name.startsWith('.')) continue;
+      try {
+        const s = JSON.parse(readFileSync(join(dir, name), 'utf8'));
+        sessions[s.key] = s;
+      } catch {
+        /* being replaced right now: read again on the next poll */
+      }
+    }
+  }
+  return { draftPins: index.draftPins ?? [], sessions };
+}

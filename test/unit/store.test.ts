@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { KnowledgeCore, sessionsPath } from '../../src/server/knowledgeCore';
 import { withFileLock, writeFileAtomic } from '../../src/server/store/atomicFile';
 import type { StoreProblem } from '../../src/shared/schemas';
+import { SESSIONS_SCHEMA_VERSION } from '../../src/server/store/schemas';
 
 const worker = resolve(__dirname, '../helpers/storeWorker.ts');
 
@@ -130,11 +131,16 @@ test('fields written by a newer version survive a round trip, and its version nu
   await core.load();
   assert.equal((await core.stats()).stores[0]?.state, 'newer-version');
   await core.setDraftPins(['.knowledge/notes/a.md']);
-  const raw = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown> & { sessions: Record<string, Record<string, unknown>> };
+  const raw = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
   assert.equal(raw.schemaVersion, 7);
   assert.deepEqual(raw.futureTopLevel, { nested: [1, 2, 3] });
-  assert.equal(raw.sessions.k1?.futureSessionField, 'keep me');
   assert.deepEqual(raw.draftPins, ['.knowledge/notes/a.md']);
+  // The session moved to its own file on open (the split), its unknown field with it; a write keeps it.
+  assert.equal(raw.sessions, undefined);
+  await core.sessionService.markDelivered('k1', 'v1:abc');
+  const file = JSON.parse(readFileSync(core.sessions.pathOf('k1'), 'utf8')) as Record<string, unknown>;
+  assert.equal(file.futureSessionField, 'keep me');
+  assert.equal(file.knowledge_context_delivered, 'v1:abc');
 });
 
 test('an old file without a schema version is migrated, not set aside', async () => {
@@ -148,5 +154,5 @@ test('an old file without a schema version is migrated, not set aside', async ()
   assert.deepEqual(problems, []);
   assert.deepEqual(await core.getDraftPins(), ['.knowledge/plans/p.md']);
   await core.setDraftPins(['x']);
-  assert.equal((JSON.parse(readFileSync(path, 'utf8')) as { schemaVersion: number }).schemaVersion, 1);
+  assert.equal((JSON.parse(readFileSync(path, 'utf8')) as { schemaVersion: number }).schemaVersion, SESSIONS_SCHEMA_VERSION);
 });

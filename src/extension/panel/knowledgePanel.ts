@@ -5,6 +5,7 @@
  * `invalid-message` error and changes nothing. The host posts nothing before the webview says `ready`.
  */
 import * as vscode from 'vscode';
+import { sessionRetentionDays } from '../retention';
 import { ResponseError } from 'vscode-languageclient/node';
 import { ListItemsRequest, MarkReviewedRequest, UpdateDraftPinsRequest, UpdateSessionPinsRequest } from '../../shared/protocol';
 import {
@@ -82,7 +83,7 @@ class KnowledgePanelProvider implements vscode.WebviewViewProvider, vscode.Dispo
     private readonly host: PanelHost,
   ) {
     this.seen = new SeenStore(context.globalState);
-    this.states = new PanelStateBuilder(host.client, this.seen, () => vscode.workspace.getConfiguration('sessionKnowledge').get<number>('blockTokenBudget', 8000));
+    this.states = new PanelStateBuilder(host.client, this.seen, () => vscode.workspace.getConfiguration('sessionKnowledge').get<number>('blockTokenBudget', 8000), sessionRetentionDays);
     this.disposables.push(host.onDidChange(() => this.scheduleRefresh()));
     this.handlers = this.createHandlers();
   }

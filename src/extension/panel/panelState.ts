@@ -100,6 +100,7 @@ export class PanelStateBuilder {
     private readonly client: LanguageClient,
     private readonly seen: SeenStore,
     private readonly budgetTokens: () => number,
+    private readonly retentionDays: () => number,
   ) {}
 
   async build(memoryOn: boolean): Promise<PanelState> {
@@ -122,6 +123,7 @@ export class PanelStateBuilder {
     return {
       sessions: sessions.shown,
       sessionsTotal: sessions.total,
+      sessionRetentionDays: this.retentionDays(),
       draftPins,
       items: items.map((i) => ({ id: i.id, kind: i.kind, title: i.title, flagged: i.flaggedRules.length > 0 })),
       flaggedItems,

@@ -5,8 +5,9 @@
  * block: answer it again, to be sent in its own turn). Pure Node, no `vscode`.
  */
 import { randomUUID } from 'node:crypto';
-import type { JsonDocument } from '../store/jsonDocument';
-import { MAX_RESULTS, type SessionMeta, type SessionsDoc } from '../store/schemas';
+import type { SessionStore } from '../store/sessionStore';
+import { lastActivity } from '../store/sessionStore';
+import { MAX_RESULTS, type SessionMeta } from '../store/schemas';
 import { checkPinnable } from '../pinPolicy';
 import { compileBlock, loadPinned, type CompiledBlock, type MemoryIndexEntry, type PinnedFileReader, type JudgeFn } from './knowledgeBlock';
 
@@ -23,7 +24,9 @@ export class SessionError extends Error {
 }
 
 export interface SessionServiceDeps {
-  doc: JsonDocument<SessionsDoc>;
+  store: SessionStore;
+  /** Retention: removes the session-scope memory of pruned sessions (absent without memory). */
+  forgetSessionMemory?: (keys: ReadonlySet<string>) => Promise<number>;
   workspaceFolder: string | null;
   reader: PinnedFileReader | null;
   judge: JudgeFn;
@@ -65,45 +68,50 @@ export class SessionService {
   async create(options: CreateSessionOptions = {}): Promise<SessionMeta> {
     const pins = this.normalizePins(options.pins ?? []);
     const key = `sk-${randomUUID()}`;
-    let created: SessionMeta | undefined;
-    await this.deps.doc.update((doc) => {
-      const all = options.consumeDraft ? [...doc.draftPins, ...pins.filter((p) => !doc.draftPins.includes(p))] : pins;
-      if (options.consumeDraft) doc.draftPins = [];
-      created = {
-        key,
-        createdAt: new Date().toISOString(),
-        project_context_pins: all,
-        knowledge_context_delivered: null,
-        deliveredAt: null,
-        origin: options.origin ?? 'api',
-        pinned_messages: [],
-        results: [],
-        ...(options.label ? { label: options.label } : {}),
-      };
-      doc.sessions[key] = created;
+    const make = (all: string[]): SessionMeta => ({
+      key,
+      createdAt: new Date().toISOString(),
+      project_context_pins: all,
+      knowledge_context_delivered: null,
+      deliveredAt: null,
+      origin: options.origin ?? 'api',
+      pinned_messages: [],
+      results: [],
+      ...(options.label ? { label: options.label } : {}),
     });
+    if (!options.consumeDraft) return (await this.deps.store.update(key, () => make(pins)))!;
+    // The draft passes into the session: the session is written first, then the draft emptied, both under the
+    // index's lock (a crash in between leaves the draft for the next chat too, never loses it).
+    let created: SessionMeta | undefined;
+    await this.deps.store.withIndexLock(async () => {
+      const draft = (await this.deps.store.index.load()).draftPins;
+      created = await this.deps.store.update(key, () => make([...draft, ...pins.filter((p) => !draft.includes(p))]));
+    });
+    if (created) {
+      const taken = new Set(created.project_context_pins);
+      await this.deps.store.updateIndex((doc) => {
+        doc.draftPins = doc.draftPins.filter((p) => !taken.has(p));
+      });
+    }
     return created!;
   }
 
   async get(key: string): Promise<SessionMeta> {
-    const doc = await this.deps.doc.load();
-    const session = ownSession(doc.sessions, key);
+    const session = await this.deps.store.get(key);
     if (!session) throw new SessionError('unknown-session', `Unknown session ${key}.`);
     return session;
   }
 
   async list(): Promise<SessionMeta[]> {
-    const doc = await this.deps.doc.load();
-    return Object.values(doc.sessions).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+    return [...(await this.deps.store.list())].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
   }
 
   private async mutate(key: string, fn: (s: SessionMeta) => void): Promise<SessionMeta> {
-    let result: SessionMeta | undefined;
-    await this.deps.doc.update((doc) => {
-      const session = ownSession(doc.sessions, key);
-      if (!session) return;
+    const result = await this.deps.store.update(key, (current) => {
+      if (!current) return undefined;
+      const session = structuredClone(current);
       fn(session);
-      result = session;
+      return session;
     });
     if (!result) throw new SessionError('unknown-session', `Unknown session ${key}.`);
     return result;
@@ -130,9 +138,9 @@ export class SessionService {
   /** Removes a session's metadata. Throws `unknown-session` when there is none. */
   async delete(key: string): Promise<void> {
     let found = false;
-    await this.deps.doc.update((doc) => {
-      found = Object.hasOwn(doc.sessions, key);
-      if (found) delete doc.sessions[key];
+    await this.deps.store.update(key, (current) => {
+      found = current !== undefined;
+      return found ? 'delete' : undefined;
     });
     if (!found) throw new SessionError('unknown-session', `Unknown session ${key}.`);
   }
@@ -201,20 +209,24 @@ export class SessionService {
   async claimScheduledRun(name: string, slot: string, pins: readonly string[]): Promise<{ claimed: boolean; key: string }> {
     const ids = this.normalizePins(pins);
     let outcome: { claimed: boolean; key: string } | undefined;
-    await this.deps.doc.update((doc) => {
-      let session = Object.values(doc.sessions).find((s) => s.origin === 'schedule' && s.label === name);
-      if (!session) {
-        const key = `sk-${randomUUID()}`;
-        session = { key, createdAt: new Date().toISOString(), project_context_pins: ids, knowledge_context_delivered: null, deliveredAt: null, origin: 'schedule', label: name, pinned_messages: [], results: [] };
-        doc.sessions[key] = session;
-      }
-      session.project_context_pins = ids;
-      if (session.lastScheduledSlot === slot) {
-        outcome = { claimed: false, key: session.key };
-        return;
-      }
-      session.lastScheduledSlot = slot;
-      outcome = { claimed: true, key: session.key };
+    // Find-or-create under the index's lock (one window creates the schedule's session); the claim itself is
+    // a read-modify-write of that session's file under its own lock.
+    await this.deps.store.withIndexLock(async () => {
+      const found = (await this.deps.store.list()).find((s) => s.origin === 'schedule' && s.label === name);
+      const key = found?.key ?? `sk-${randomUUID()}`;
+      await this.deps.store.update(key, (current) => {
+        const session: SessionMeta = current
+          ? structuredClone(current)
+          : { key, createdAt: new Date().toISOString(), project_context_pins: ids, knowledge_context_delivered: null, deliveredAt: null, origin: 'schedule', label: name, pinned_messages: [], results: [] };
+        session.project_context_pins = ids;
+        if (session.lastScheduledSlot === slot) {
+          outcome = { claimed: false, key };
+          return current ? undefined : session;
+        }
+        session.lastScheduledSlot = slot;
+        outcome = { claimed: true, key };
+        return session;
+      });
     });
     return outcome!;
   }
@@ -222,30 +234,49 @@ export class SessionService {
   /** Pins follow a rename made in VS Code: every session and the draft. Answers how many pins changed. */
   async renamePin(oldId: string, newId: string): Promise<number> {
     let changed = 0;
-    await this.deps.doc.update((doc) => {
-      const swap = (list: string[]) =>
-        list.map((p) => {
-          if (p === oldId) {
-            changed += 1;
-            return newId;
-          }
-          if (p.startsWith(`${oldId}/`)) {
-            changed += 1;
-            return newId + p.slice(oldId.length);
-          }
-          return p;
-        });
+    const hit = (p: string) => p === oldId || p.startsWith(`${oldId}/`);
+    const swap = (list: string[]) =>
+      list.map((p) => {
+        if (!hit(p)) return p;
+        changed += 1;
+        return newId + p.slice(oldId.length);
+      });
+    await this.deps.store.updateIndex((doc) => {
       doc.draftPins = swap(doc.draftPins);
-      for (const s of Object.values(doc.sessions)) s.project_context_pins = swap(s.project_context_pins);
     });
+    // Only the sessions that pin it are written (each under its own lock, re-read first).
+    for (const s of await this.deps.store.list()) {
+      if (!s.project_context_pins.some(hit)) continue;
+      await this.deps.store.update(s.key, (current) => (current ? { ...current, project_context_pins: swap(current.project_context_pins) } : undefined));
+    }
     return changed;
   }
-}
 
-/**
- * A session by key, only when the key is the session map's OWN property: `sessions['__proto__']`, `['constructor']`
- * or `['toString']` must answer "unknown session", not the object's prototype (which a write would then pollute).
- */
-function ownSession<T>(sessions: Record<string, T>, key: string): T | undefined {
-  return Object.hasOwn(sessions, key) ? sessions[key] : undefined;
+  /**
+   * Retention: removes every session with no activity for `days` days (0: keep everything) — its file, with its
+   * pins and delivery record — and its session-scope memory. Answers the keys removed.
+   */
+  async prune(days: number, now = Date.now(), onMemoryKept?: (err: Error) => void): Promise<{ pruned: string[]; memoryEntries: number }> {
+    if (!(days > 0)) return { pruned: [], memoryEntries: 0 };
+    const cutoff = now - days * 86_400_000;
+    const pruned: string[] = [];
+    for (const s of await this.deps.store.list()) {
+      if (lastActivity(s) >= cutoff) continue;
+      // Re-checked under the session's lock: another window may have just used it.
+      await this.deps.store.update(s.key, (current) => {
+        if (!current || lastActivity(current) >= cutoff) return undefined;
+        pruned.push(current.key);
+        return 'delete';
+      });
+    }
+    let memoryEntries = 0;
+    if (pruned.length > 0 && this.deps.forgetSessionMemory) {
+      try {
+        memoryEntries = await this.deps.forgetSessionMemory(new Set(pruned));
+      } catch (err) {
+        onMemoryKept?.(err as Error); // read-only memory: the sessions go, their memory stays (said in the answer)
+      }
+    }
+    return { pruned, memoryEntries };
+  }
 }

@@ -201,3 +201,19 @@ export async function forgetScope(st: MemoryState, scope: MemoryScope, sessionKe
   await st.audit.append({ at, action: 'forget-scope', scope, by: currentUser(), ...(sessionKey ? { sessionKey } : {}), deleted: ids, restored: [], counts: { deleted: ids.length, restored: 0 } });
   return { deleted: ids.length };
 }
+
+/**
+ * Retention: removes the session-scope entries of the given (pruned) sessions in one rewrite — also while memory
+ * is off (the sessions are gone; their memory must not outlive them), never while read-only. Recorded in the audit log.
+ */
+export async function forgetSessions(st: MemoryState, keys: ReadonlySet<string>): Promise<number> {
+  st.assertWritable({ evenWhenOff: true });
+  if (keys.size === 0) return 0;
+  const at = st.now().toISOString();
+  const ids = await st.mutate('session', (entries) => {
+    const gone = new Set(entries.filter((e) => e.sessionKey !== undefined && keys.has(e.sessionKey)).map((e) => e.id));
+    return { result: [...gone], deletes: gone };
+  });
+  if (ids.length > 0) await st.audit.append({ at, action: 'forget-scope', scope: 'session', by: 'retention', deleted: ids, restored: [], counts: { deleted: ids.length, restored: 0 } });
+  return ids.length;
+}

@@ -20,7 +20,7 @@ import {
 } from '../../shared/memorySchemas';
 import type { MemoryIndexEntry } from '../delivery/knowledgeBlock';
 import { exportScope, importScope } from './importExport';
-import { consolidate, forget, forgetFlagged, forgetPreview, forgetScope, planForget } from './lifecycle';
+import { consolidate, forget, forgetFlagged, forgetPreview, forgetScope, forgetSessions, planForget } from './lifecycle';
 import type { StoredEntry } from './memoryEntry';
 import { MemoryState, zodToMemoryError, type MemoryServiceDeps } from './memoryState';
 import { indexFor, list, listFlagged, read, recall } from './recall';
@@ -151,6 +151,11 @@ export class MemoryService {
   /** "Forget everything" in a scope (session scope: one session's entries when `sessionKey` is given). */
   forgetScope(scope: MemoryScope, sessionKey?: string): Promise<{ deleted: number }> {
     return forgetScope(this.state, scope, sessionKey);
+  }
+
+  /** Retention: the session-scope entries of these pruned sessions go (also while memory is off). Answers how many. */
+  forgetSessions(keys: ReadonlySet<string>): Promise<number> {
+    return forgetSessions(this.state, keys);
   }
 
   // ---- export and import (importExport.ts) -------------------------------------------------------------

@@ -12,6 +12,7 @@ import {
   ListSessionsRequest,
   MarkDeliveredRequest,
   NotifyCompactedRequest,
+  PruneSessionsRequest,
   RenamePinRequest,
   ResolvePendingRequest,
   SetPinnedMessagesRequest,
@@ -83,6 +84,16 @@ export function registerSessionRoutes(ctx: ServerContext): void {
     return announce({ key: p.key, memoryDeleted, ...(memoryKept ? { memoryKept } : {}) });
   });
   route(connection, RenamePinRequest, async (p) => announce(await sessions().renamePin(p.oldId, p.newId)));
+  route(connection, PruneSessionsRequest, async (p) => {
+    let memoryKept: string | undefined;
+    const out = await sessions().prune(p.olderThanDays, Date.now(), (err) => (memoryKept = err.message));
+    if (out.pruned.length > 0) {
+      connection.console.info(`Retention (${p.olderThanDays} days): removed ${out.pruned.length} session(s) and ${out.memoryEntries} session memory entr${out.memoryEntries === 1 ? 'y' : 'ies'}.`);
+      if (out.memoryEntries > 0) void connection.sendNotification(MemoryChangedNotification.type, {});
+      announce(null);
+    }
+    return { ...out, ...(memoryKept ? { memoryKept } : {}) };
+  });
 
   // ---- delivery: resolve what is owed, record it only after the send was accepted ----
   route(connection, ResolvePendingRequest, async (p) => toPendingBlock(await sessions().resolvePending(p.key, p.budgetTokens)));

@@ -60,6 +60,11 @@ export interface LockOptions {
   timeoutMs?: number;
   /** A lock older than this (ms) is considered abandoned. */
   staleMs?: number;
+  /**
+   * Sweep the file's crash leftovers on its first lock in this process (default true). A folder of many small
+   * files (one per session) turns it off and calls `removeDeadTempFiles` once for the folder instead.
+   */
+  sweepTemps?: boolean;
 }
 
 export class LockTimeoutError extends Error {
@@ -168,7 +173,7 @@ export async function withFileLock<T>(path: string, fn: () => Promise<T>, option
     }
   }
   try {
-    await removeStaleTempFiles(path);
+    if (options.sweepTemps !== false) await removeStaleTempFiles(path);
     return await fn();
   } finally {
     await fs.rm(lockPath, { force: true });
@@ -201,6 +206,30 @@ export async function removeStaleTempFiles(path: string): Promise<number> {
     }
   } catch {
     /* the folder may not exist yet */
+  }
+  return removed;
+}
+
+/**
+ * Removes, in one folder, the temp files and lock drafts whose writer process is gone (`.<name>.<pid>.<random>.tmp`,
+ * `<name>.lock.<pid>.<random>.new`), whatever file they belong to: a live writer's files are left alone, so this needs
+ * no lock. For folders of many small files, once when the folder is opened (a per-file sweep would list the folder
+ * at every file's first write). Same host assumed, as for the locks.
+ */
+export async function removeDeadTempFiles(dir: string): Promise<number> {
+  let removed = 0;
+  let names: string[];
+  try {
+    names = await fs.readdir(dir);
+  } catch {
+    return 0;
+  }
+  for (const name of names) {
+    const m = /^\..+\.(\d+)\.[0-9a-f]+\.tmp$/.exec(name) ?? /\.lock\.(\d+)\.[0-9a-f]+\.new$/.exec(name);
+    if (m && Number(m[1]) !== process.pid && !processAlive(Number(m[1]))) {
+      await fs.rm(join(dir, name), { force: true });
+      removed += 1;
+    }
   }
   return removed;
 }

@@ -14,7 +14,7 @@ import { promises as fs } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { Low, type Adapter } from 'lowdb';
 import type { z } from 'zod';
-import { withFileLock, writeFileAtomic } from './atomicFile';
+import { withFileLock, writeFileAtomic, type LockOptions } from './atomicFile';
 import type { StoreHealth, StoreProblem } from '../../shared/schemas';
 
 /** Every document on disk has this shape at its root. */
@@ -33,6 +33,8 @@ export interface DocumentSpec<T extends VersionedDoc> {
   /** `migrations[n]` turns a raw version-n document into version n+1. */
   migrations?: Record<number, (raw: Record<string, unknown>) => Record<string, unknown>>;
   onProblem?: (problem: StoreProblem) => void;
+  /** Options of the cross-process lock taken by `update`. */
+  lock?: LockOptions;
 }
 
 export class MalformedDocumentError extends Error {
@@ -165,7 +167,7 @@ export class JsonDocument<T extends VersionedDoc> {
         await this.db.write();
         this.state = next.schemaVersion > this.spec.currentVersion ? 'newer-version' : 'ok';
         return next;
-      });
+      }, this.spec.lock);
     const result = this.queue.then(run, run);
     this.queue = result.catch(() => undefined);
     return result;
