@@ -2,7 +2,7 @@
  * The core that the language server and the CLI share: the note/plan index and the store documents.
  * No `vscode` import and no connection: callers pass paths in and read results out.
  */
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { sessionsPath } from './store/paths';
 import { MemoryService } from './memory/memoryService';
 
@@ -29,6 +29,10 @@ export interface CoreOptions {
   defaultBudgetTokens?: number;
   /** SESSION_KNOWLEDGE_MEMORY_ENABLE: whether agent memory exists in this process at all. */
   memoryEnabled?: boolean;
+  /** The server's log. */
+  log?: (message: string) => void;
+  /** How long a block may wait for memory's first background load before going without its index (default 1500 ms). */
+  memoryWaitMs?: number;
   /** Tests: called after each session file the split of an old sessions.json writes. */
   onMigrateProgress?: (written: number, total: number) => void;
 }
@@ -63,6 +67,8 @@ export class KnowledgeCore {
           reviews: this.reviews,
           onProblem: (p) => this.problem(p),
           onProblemsResolved: (where) => this.resolveProblems(where),
+          verdictsPath: join(dirname(sessionsPath(options.globalStoragePath, options.workspaceFolder)), 'verdicts.json'),
+          ...(options.log ? { log: options.log } : {}),
         })
       : null;
     this.sessionService = new SessionService({
@@ -71,7 +77,7 @@ export class KnowledgeCore {
       workspaceFolder: options.workspaceFolder,
       reader: options.workspaceFolder ? new PinnedFileReader(options.workspaceFolder) : null,
       judge: (id, text, revision) => this.judge(id, text, revision),
-      memoryIndex: async (sessionKey) => (this.memory ? this.memory.indexFor(sessionKey) : null),
+      memoryIndex: async (sessionKey) => (this.memory ? this.memory.indexFor(sessionKey, options.memoryWaitMs ?? 1500) : null),
       memoryIndexBudget: () => this.memory?.currentConfig.indexBudgetTokens,
       defaultBudgetTokens: options.defaultBudgetTokens ?? DEFAULT_BUDGET_TOKENS,
     });

@@ -26,6 +26,7 @@ export function startServer(connection: Connection): void {
       workspaceFolder: options.workspaceFolder,
       globalStoragePath: options.globalStoragePath,
       memoryEnabled: options.memoryEnabled,
+      log: (message) => connection.console.info(message),
       onProblem: (problem) => {
         connection.console.warn(problem.message);
         void connection.sendNotification(ProblemNotification.type, problem);

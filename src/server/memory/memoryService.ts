@@ -24,6 +24,7 @@ import { consolidate, forget, forgetFlagged, forgetPreview, forgetScope, forgetS
 import type { StoredEntry } from './memoryEntry';
 import { MemoryState, zodToMemoryError, type MemoryServiceDeps } from './memoryState';
 import { indexFor, list, listFlagged, read, recall } from './recall';
+import { findingsOf } from './visibility';
 import { approve, flagWrong, markReviewed, remember, update } from './writing';
 
 export { MemoryError, MEMORY_ERROR_CODE } from './errors';
@@ -38,6 +39,9 @@ export { RECALL_SCORE_THRESHOLD } from './recall';
  */
 export class MemoryService {
   private readonly state: MemoryState;
+  /** The background load: every scope read and every entry judged (persisted verdicts first), then verdicts saved. */
+  private warm: Promise<void> | null = null;
+  private warmDone = false;
 
   constructor(deps: MemoryServiceDeps) {
     this.state = new MemoryState(deps);
@@ -47,7 +51,40 @@ export class MemoryService {
 
   async configure(config: z.input<typeof MemoryConfigSchema>): Promise<MemoryStatus> {
     this.state.config = zodToMemoryError(MemoryConfigSchema, config);
-    return this.state.status();
+    const status = await this.state.status();
+    if (this.state.config.on) void this.warmUp().catch(() => undefined); // judged in the background, never on the send path
+    return status;
+  }
+
+  /**
+   * Loads every scope and judges every entry (persisted verdicts first: a restart with nothing changed judges
+   * nothing), yielding to the event loop as it goes so that requests keep being answered; then saves the verdicts.
+   */
+  warmUp(): Promise<void> {
+    this.warm ??= (async () => {
+      const started = Date.now();
+      await this.state.refresh();
+      let judged = 0;
+      let slice = Date.now();
+      for (const e of this.state.allOrdered()) {
+        findingsOf(this.state, e);
+        judged += 1;
+        if (Date.now() - slice > 8) {
+          await new Promise<void>((r) => setImmediate(r));
+          slice = Date.now();
+        }
+      }
+      await this.state.saveVerdicts();
+      this.warmDone = true;
+      this.state.deps.log?.(`Memory loaded: ${judged} entries ready in ${Date.now() - started} ms.`);
+    })();
+    this.warm.catch(() => (this.warm = null));
+    return this.warm;
+  }
+
+  /** Saves the scan verdicts now (when something new was judged): a restart then judges nothing again. */
+  flushVerdicts(): Promise<void> {
+    return this.state.saveVerdicts();
   }
 
   get currentConfig(): MemoryConfig {
@@ -88,9 +125,27 @@ export class MemoryService {
     return read(this.state, id, opts);
   }
 
-  /** The layered index for a session's block; null when memory is off. Titles only, never bodies. */
-  indexFor(sessionKey: string | undefined): Promise<MemoryIndexEntry[] | null> {
-    return indexFor(this.state, sessionKey);
+  /**
+   * The layered index for a session's block; null when memory is off. Titles only, never bodies. `waitMs`: how long
+   * the first call may wait for the background load (a send path passes a short budget); when it is not ready by
+   * then, the answer goes without the memory index (null: left out, never indexed as empty), and the log says so.
+   */
+  async indexFor(sessionKey: string | undefined, waitMs = Number.POSITIVE_INFINITY): Promise<MemoryIndexEntry[] | null> {
+    if (this.state.config.on && !this.warmDone) {
+      const warm = this.warmUp();
+      if (Number.isFinite(waitMs)) {
+        let timer: NodeJS.Timeout | undefined;
+        const ready = await Promise.race([warm.then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), waitMs)))]);
+        clearTimeout(timer);
+        if (!ready) {
+          this.state.deps.log?.(`Memory is still loading (judging entries in the background); this block goes without the memory index. It is added as soon as memory is ready.`);
+          return null;
+        }
+      } else await warm;
+    }
+    const out = await indexFor(this.state, sessionKey);
+    void this.state.saveVerdicts();
+    return out;
   }
 
   // ---- writing and trust (writing.ts) ------------------------------------------------------------------

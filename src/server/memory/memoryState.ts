@@ -16,6 +16,7 @@ import { MemoryError } from './errors';
 import { JsonlScopeFile, ScopeUnreadableError, type MutationPlan } from './jsonlStore';
 import { compareEntries, type StoredEntry } from './memoryEntry';
 import { TokenIndex, trigrams, wordSet } from './similarity';
+import { VerdictStore } from '../threat/verdictStore';
 
 export interface MemoryServiceDeps {
   workspaceFolder: string | null;
@@ -26,6 +27,10 @@ export interface MemoryServiceDeps {
   /** A later load of `path` was clean (or readable again): the problems reported for it earlier no longer hold. */
   onProblemsResolved?: (where: { source: string; path: string }) => void;
   now?: () => Date;
+  /** Where scan verdicts persist across restarts (keyed by revision and RULESET_VERSION); none: every start judges again. */
+  verdictsPath?: string | null;
+  /** The server's log (what the first answer used while memory was still loading, verdicts ignored, …). */
+  log?: (message: string) => void;
 }
 
 export const SCOPES: readonly MemoryScope[] = ['project', 'personal', 'session'];
@@ -93,9 +98,16 @@ export class MemoryState {
   config: MemoryConfig = MemoryConfigSchema.parse({ on: false });
   readonly scopes: Record<MemoryScope, ScopeState>;
   /** Trigrams of title, body and tags: recall candidates. */
-  readonly search = new TokenIndex();
+  private readonly searchIndex = new TokenIndex();
   /** Words of title and body: near-duplicates (supersede). */
-  readonly wordsIndex = new TokenIndex();
+  private readonly wordsIndexInner = new TokenIndex();
+  /** Whether the two token indexes hold every loaded entry: built on first use (recall, supersede), not on load. */
+  private searchBuilt = false;
+  /** Verdicts persisted across restarts; loaded into `judged` before the first scan. */
+  readonly verdicts: VerdictStore<MemoryFinding> | null;
+  private verdictsLoaded: Promise<void> | null = null;
+  /** A verdict was computed since the last save. */
+  verdictsDirty = false;
   private readonly grams = new Map<string, { trigrams: Uint32Array; words: Uint32Array }>();
   readonly judged = new Map<string, MemoryFinding[]>();
   judgedByEntry = new WeakMap<StoredEntry, MemoryFinding[]>();
@@ -120,6 +132,49 @@ export class MemoryState {
     };
     this.scopes = { project: state('project'), personal: state('personal'), session: state('session') };
     this.audit = new AuditLog(join(deps.globalStoragePath, 'memory', 'audit.jsonl'));
+    this.verdicts = deps.verdictsPath ? new VerdictStore<MemoryFinding>(deps.verdictsPath, (m) => deps.log?.(m)) : null;
+  }
+
+  /** Trigrams of title, body and tags: recall candidates (built on first use). */
+  get search(): TokenIndex {
+    this.ensureSearch();
+    return this.searchIndex;
+  }
+
+  /** Words of title and body: near-duplicates (built on first use). */
+  get wordsIndex(): TokenIndex {
+    this.ensureSearch();
+    return this.wordsIndexInner;
+  }
+
+  private ensureSearch(): void {
+    if (this.searchBuilt) return;
+    this.searchBuilt = true;
+    for (const scope of SCOPES) for (const e of this.scopes[scope].byId.values()) this.index(e);
+  }
+
+  /** Loads the persisted verdicts once (before the first judgement), so a restart with nothing changed judges nothing. */
+  loadVerdicts(): Promise<void> {
+    this.verdictsLoaded ??= (async () => {
+      if (!this.verdicts) return;
+      const stored = await this.verdicts.load();
+      for (const [revision, findings] of stored) if (!this.judged.has(revision)) this.judged.set(revision, findings);
+    })();
+    return this.verdictsLoaded;
+  }
+
+  /** Saves the verdicts of the entries loaded now, when something new was judged. */
+  async saveVerdicts(): Promise<void> {
+    if (!this.verdicts || !this.verdictsDirty) return;
+    this.verdictsDirty = false;
+    const out: [string, MemoryFinding[]][] = [];
+    for (const scope of SCOPES) {
+      for (const e of this.scopes[scope].byId.values()) {
+        const v = this.judged.get(e.revision);
+        if (v) out.push([e.revision, v]);
+      }
+    }
+    await this.verdicts.save(out);
   }
 
   private scopeFile(scope: MemoryScope, path: string): JsonlScopeFile {
@@ -158,7 +213,9 @@ export class MemoryState {
 
   /** A file changed on disk (a git pull, another window): read it again and judge every entry again. */
   async reload(scope?: MemoryScope): Promise<MemoryStatus> {
+    await this.loadVerdicts(); // then dropped: a reload judges every entry again
     this.judged.clear();
+    this.verdictsDirty = true;
     this.judgedByEntry = new WeakMap();
     for (const s of scope ? [scope] : SCOPES) await this.refreshScope(s, true);
     return this.status();
@@ -168,6 +225,7 @@ export class MemoryState {
 
   /** Brings every scope up to date with its file (a stat each when nothing changed). */
   async refresh(): Promise<void> {
+    await this.loadVerdicts();
     for (const scope of SCOPES) await this.refreshScope(scope, false);
   }
 
@@ -199,11 +257,11 @@ export class MemoryState {
     for (const e of entries) {
       next.set(e.id, e);
       const old = s.byId.get(e.id);
-      if (old !== e && (!old || old.revision !== e.revision)) this.index(e);
+      if (this.searchBuilt && old !== e && (!old || old.revision !== e.revision)) this.index(e);
     }
     for (const [id, old] of s.byId) {
       const now = next.get(id);
-      if (!now) this.unindex(old);
+      if (!now && this.searchBuilt) this.unindex(old);
       if (!now || now.revision !== old.revision) this.grams.delete(old.revision);
     }
     s.entries = entries;
@@ -219,12 +277,12 @@ export class MemoryState {
       const old = s.byId.get(id);
       if (!old) continue;
       s.byId.delete(id);
-      this.unindex(old);
+      if (this.searchBuilt) this.unindex(old);
     }
     for (const u of upserts) {
       const old = s.byId.get(u.id);
       s.byId.set(u.id, u);
-      if (!old || old.revision !== u.revision) this.index(u);
+      if (this.searchBuilt && (!old || old.revision !== u.revision)) this.index(u);
     }
     s.entries = entries;
     this.ordered = null;
@@ -241,13 +299,13 @@ export class MemoryState {
 
   private index(e: StoredEntry): void {
     const g = this.gramsOf(e);
-    this.search.set(searchKey(e), g.trigrams);
-    this.wordsIndex.set(searchKey(e), g.words);
+    this.searchIndex.set(searchKey(e), g.trigrams);
+    this.wordsIndexInner.set(searchKey(e), g.words);
   }
 
   private unindex(e: StoredEntry): void {
-    this.search.remove(searchKey(e));
-    this.wordsIndex.remove(searchKey(e));
+    this.searchIndex.remove(searchKey(e));
+    this.wordsIndexInner.remove(searchKey(e));
   }
 
   allOrdered(): StoredEntry[] {

@@ -35,6 +35,7 @@ export function findingsOf(st: MemoryState, e: StoredEntry): MemoryFinding[] {
   });
   st.judged.set(e.revision, out);
   st.judgedByEntry.set(e, out);
+  st.verdictsDirty = true;
   return out;
 }
 
