@@ -7,7 +7,7 @@
  * pinned item whose text trips a threat rule is withheld (one line naming its id and rule), never sent.
  * Pure Node, no `vscode`: the server, the CLI and the benchmarks call it directly.
  */
-import { promises as fs } from 'node:fs';
+import { promises as fs, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { gateForEnvelope, wrapInEnvelope } from '../threat/envelope';
@@ -95,15 +95,16 @@ export class PinnedFileReader {
     if (!check.ok) return { error: check.reason };
     const path = join(this.workspaceFolder, check.id);
     try {
-      const stat = await fs.stat(path);
+      // Synchronous on purpose: a stat is microseconds, and 50 pins awaiting the thread pool cost more than they save.
+      const stat = statSync(path, { bigint: true });
       if (!stat.isFile()) return { error: 'not a file' };
-      const key = `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+      const key = `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
       const cached = this.cache.get(id);
       if (cached?.key === key) return cached;
       const handle = await fs.open(path, 'r');
       let bytes: Buffer;
       try {
-        const size = Math.min(stat.size, MAX_PINNED_BYTES);
+        const size = Math.min(Number(stat.size), MAX_PINNED_BYTES);
         bytes = Buffer.alloc(size);
         const { bytesRead } = await handle.read(bytes, 0, size, 0);
         bytes = bytes.subarray(0, bytesRead);
@@ -115,7 +116,7 @@ export class PinnedFileReader {
         key,
         revision: createHash('sha256').update(bytes).digest('hex'),
         text: bytes.toString('utf8'),
-        truncated: stat.size > MAX_PINNED_BYTES,
+        truncated: Number(stat.size) > MAX_PINNED_BYTES,
       };
       this.cache.set(id, entry);
       return entry;
@@ -155,6 +156,30 @@ const MEMORY_MORE_TOKENS = 24;
 /** The loud line under a memory index that was cut: how many entries, and where to find them. */
 export function memoryMoreLine(count: number, anyListed: boolean): string {
   return `[${count} ${anyListed ? 'more ' : ''}remembered ${count === 1 ? 'entry' : 'entries'} not listed — use knowledge_recall to search them.]\n`;
+}
+
+/**
+ * `compileBlock` memoised by the revisions of its inputs: the same pins at the same revisions and states, the same
+ * memory index (the very array: the memory service answers the same one while nothing it depends on changed) and
+ * the same budgets answer the block compiled last time — "did anything change?" is one comparison.
+ */
+export class BlockMemo {
+  /** The last blocks by input key (a few: the panel resolves several sessions in turn). */
+  private readonly recent = new Map<string, { memory: readonly MemoryIndexEntry[] | null; block: CompiledBlock }>();
+
+  constructor(private readonly size = 32) {}
+
+  compile(items: readonly PinnedContent[], memory: readonly MemoryIndexEntry[] | null, budgetTokens: number, memoryBudgetTokens = Number.POSITIVE_INFINITY): CompiledBlock {
+    let key = `${budgetTokens}\u0000${memoryBudgetTokens}`;
+    for (const i of items) key += `\u0000${i.id}\u0001${i.revision}\u0001${i.state}\u0001${i.reason ?? ''}`;
+    const hit = this.recent.get(key);
+    if (hit && hit.memory === memory) return hit.block;
+    const block = compileBlock(items, memory, budgetTokens, memoryBudgetTokens);
+    this.recent.delete(key);
+    this.recent.set(key, { memory, block });
+    if (this.recent.size > this.size) this.recent.delete(this.recent.keys().next().value!);
+    return block;
+  }
 }
 
 /**

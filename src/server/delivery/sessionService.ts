@@ -9,7 +9,7 @@ import type { SessionStore } from '../store/sessionStore';
 import { lastActivity } from '../store/sessionStore';
 import { MAX_RESULTS, type SessionMeta } from '../store/schemas';
 import { checkPinnable } from '../pinPolicy';
-import { compileBlock, loadPinned, type CompiledBlock, type MemoryIndexEntry, type PinnedFileReader, type JudgeFn } from './knowledgeBlock';
+import { BlockMemo, loadPinned, type CompiledBlock, type MemoryIndexEntry, type PinnedFileReader, type JudgeFn } from './knowledgeBlock';
 
 export class SessionError extends Error {
   constructor(
@@ -46,6 +46,9 @@ export interface CreateSessionOptions {
 }
 
 export class SessionService {
+  /** Blocks by the revisions of their inputs: with nothing changed, a pending check compiles nothing. */
+  private readonly blocks = new BlockMemo();
+
   constructor(private readonly deps: SessionServiceDeps) {}
 
   /** Normalises pins; throws a SessionError listing every refused pin (nothing changes then). */
@@ -160,7 +163,7 @@ export class SessionService {
     } catch {
       memory = null; // a memory store that fails to load is left out; the pins still go through
     }
-    return compileBlock(items, memory, budgetTokens ?? this.deps.defaultBudgetTokens, this.deps.memoryIndexBudget?.());
+    return this.blocks.compile(items, memory, budgetTokens ?? this.deps.defaultBudgetTokens, this.deps.memoryIndexBudget?.());
   }
 
   /**

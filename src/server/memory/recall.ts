@@ -142,11 +142,33 @@ export async function read(st: MemoryState, id: string, opts: { sessionKey?: str
   return toView(st, e, now);
 }
 
-/** The layered index for a session's block; null when memory is off. Titles only, never bodies. */
+interface IndexMemo {
+  inputs: readonly unknown[];
+  index: MemoryIndexEntry[];
+}
+const indexMemos = new WeakMap<MemoryState, Map<string, IndexMemo>>();
+/** Aging is judged to the minute: a memoised index is recomputed at least once a minute. */
+const AGING_STEP_MS = 60_000;
+
+/**
+ * The layered index for a session's block; null when memory is off. Titles only, never bodies. Memoised by the
+ * revisions of its inputs — each scope's snapshot (a new array whenever its file changed), the configuration, the
+ * reviews as loaded, the judgement cache's generation and the minute (aging) — so that with nothing changed it costs
+ * the scopes' stats and one comparison, and answers the very same array (the block's memo compares it by reference).
+ */
 export async function indexFor(st: MemoryState, sessionKey: string | undefined): Promise<MemoryIndexEntry[] | null> {
   if (!st.config.on) return null;
   await st.refresh();
   const now = st.now().getTime();
+  const inputs = [st.scopes.project.entries, st.scopes.personal.entries, st.scopes.session.entries, st.scopes.project.loaded, st.scopes.personal.loaded, st.scopes.session.loaded, st.config, st.deps.reviews?.revision, st.judgedByEntry, Math.floor(now / AGING_STEP_MS)];
+  let memos = indexMemos.get(st);
+  if (!memos) indexMemos.set(st, (memos = new Map()));
+  const memoKey = sessionKey ?? '\u0000none';
+  const memo = memos.get(memoKey);
+  if (memo && memo.inputs.length === inputs.length && memo.inputs.every((v, i) => v === inputs[i])) return memo.index;
   const visible = st.allOrdered().filter((e) => modelView(st, e, sessionKey, now));
-  return buildLayeredIndex(visible, sessionKey);
+  const index = buildLayeredIndex(visible, sessionKey);
+  memos.set(memoKey, { inputs, index });
+  if (memos.size > 64) memos.delete(memos.keys().next().value!);
+  return index;
 }

@@ -62,6 +62,11 @@ export class ReviewStore {
     return this.index.get(ReviewStore.key(id, contentHash, rulesetVersion));
   }
 
+  /** Changes (a new object) whenever the reviews as loaded change: what memoised results compare. */
+  get revision(): object {
+    return this.index;
+  }
+
   isReviewed(id: string, contentHash: string, rulesetVersion: string): boolean {
     return this.index.has(ReviewStore.key(id, contentHash, rulesetVersion));
   }

@@ -24,8 +24,21 @@ export function lookAlikeCloserFindings(text: string, findings: readonly ThreatF
   return out;
 }
 
+/** Whole verdicts (rules and look-alike closers) by content hash, when the caller passes one: a re-read pin costs a lookup. */
+const byHash = new Map<string, readonly ThreatFinding[]>();
+const BY_HASH_MAX = 10_000;
+
 export const defaultScan: ScanFn = (text, contentHash) => {
+  if (contentHash !== undefined) {
+    const hit = byHash.get(contentHash);
+    if (hit) return hit;
+  }
   const findings = sharedScanner.scan(text, contentHash);
   const extra = lookAlikeCloserFindings(text, findings);
-  return extra.length === 0 ? findings : [...findings, ...extra].sort((a, b) => a.start - b.start);
+  const out = extra.length === 0 ? findings : [...findings, ...extra].sort((a, b) => a.start - b.start);
+  if (contentHash !== undefined) {
+    if (byHash.size >= BY_HASH_MAX) byHash.delete(byHash.keys().next().value!);
+    byHash.set(contentHash, out);
+  }
+  return out;
 };
