@@ -133,6 +133,10 @@ export class JsonlScopeFile {
     if (!force && this.known && stat.key === this.known.key && (!verifyTail || (await this.tailMatches(this.known)))) {
       return { ...this.snapshot, changed: false };
     }
+    if (!force && this.known) {
+      const caught = await this.catchUp(this.known, stat);
+      if (caught) return caught;
+    }
     let bytes: Buffer;
     try {
       bytes = await fs.readFile(this.spec.path);
@@ -148,6 +152,64 @@ export class JsonlScopeFile {
     this.parse(bytes.toString('utf8'), stat.mtime);
     // The stat taken before the read: if the file changed in between, the next read sees a new key.
     this.known = { key: stat.key, size: bytes.length, tail: tailOf(bytes) };
+    return { ...this.snapshot, changed: true };
+  }
+
+  /**
+   * Another process appended (same file, longer, and the bytes this process knew still end where they ended):
+   * reads and parses only the appended tail. Answers null when that is not provably the case (a rewrite, a torn
+   * line, an id seen before — a union merge's duplicate): the caller reads the whole file.
+   */
+  private async catchUp(known: KnownState, stat: { key: string; mtime?: string }): Promise<ScopeSnapshot | null> {
+    const before = known.key.split(':');
+    const now = stat.key.split(':');
+    if (before[0] === 'missing' || now[0] !== before[0] || now[1] !== before[1] || !this.endsWithNewline) return null;
+    const size = Number(now[2]);
+    if (!(size > known.size) || size - known.size > 8 * 1024 * 1024) return null;
+    let appended: Buffer;
+    try {
+      const handle = await fs.open(this.spec.path, 'r');
+      try {
+        const from = known.size - known.tail.length;
+        const buf = Buffer.allocUnsafe(size - from);
+        const { bytesRead } = await handle.read(buf, 0, buf.length, from);
+        if (bytesRead !== buf.length || !buf.subarray(0, known.tail.length).equals(known.tail)) return null;
+        appended = buf.subarray(known.tail.length);
+      } finally {
+        await handle.close();
+      }
+    } catch {
+      return null;
+    }
+    const text = appended.toString('utf8');
+    if (!text.endsWith('\n')) return null; // an append in progress: read it whole once it is done
+    const ids = new Set(this.snapshot.entries.map((e) => e.id));
+    const lines: RawLine[] = [];
+    const added: StoredEntry[] = [];
+    const parsedLines: [string, StoredEntry][] = [];
+    for (const raw of splitLines(text).texts) {
+      const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+      if (line.trim() === '') {
+        lines.push({ text: raw });
+        continue;
+      }
+      const parsed = parseLine(line, this.spec.scope, stat.mtime);
+      if (!parsed.ok) {
+        lines.push({ text: raw, bad: parsed.reason });
+        continue;
+      }
+      if (ids.has(parsed.entry.id)) return null; // a second line for a known id: the whole-file rules decide
+      ids.add(parsed.entry.id);
+      lines.push({ text: raw, id: parsed.entry.id });
+      added.push(parsed.entry);
+      parsedLines.push([line, parsed.entry]);
+    }
+    for (const [line, entry] of parsedLines) this.lineCache.set(line, entry);
+    this.rawLines.push(...lines);
+    this.endsWithNewline = true;
+    this.snapshot = { entries: mergeSorted(this.snapshot.entries, [...added].sort(compareEntries)), badLines: badLinesOf(this.rawLines) };
+    this.known = { key: stat.key, size, tail: tailOf(Buffer.concat([known.tail, appended])) };
+    this.reportLoad();
     return { ...this.snapshot, changed: true };
   }
 
