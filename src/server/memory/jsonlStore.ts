@@ -108,8 +108,15 @@ export class JsonlScopeFile {
   /** The malformed lines last reported (line numbers and text), so an unchanged set is not reported again. */
   private reportedBad = '';
   private queue: Promise<unknown> = Promise.resolve();
+  /** The ids of one snapshot's entries, kept in step by appends (a write does not rebuild a 10k-id set). */
+  private ids: { entries: readonly StoredEntry[]; ids: Set<string> } | null = null;
 
   constructor(readonly spec: JsonlScopeSpec) {}
+
+  private idsOf(entries: readonly StoredEntry[]): Set<string> {
+    if (this.ids?.entries !== entries) this.ids = { entries, ids: new Set(entries.map((e) => e.id)) };
+    return this.ids.ids;
+  }
 
   get path(): string {
     return this.spec.path;
@@ -183,7 +190,7 @@ export class JsonlScopeFile {
     }
     const text = appended.toString('utf8');
     if (!text.endsWith('\n')) return null; // an append in progress: read it whole once it is done
-    const ids = new Set(this.snapshot.entries.map((e) => e.id));
+    const ids = new Set(this.idsOf(this.snapshot.entries));
     const lines: RawLine[] = [];
     const added: StoredEntry[] = [];
     const parsedLines: [string, StoredEntry][] = [];
@@ -205,9 +212,12 @@ export class JsonlScopeFile {
       parsedLines.push([line, parsed.entry]);
     }
     for (const [line, entry] of parsedLines) this.lineCache.set(line, entry);
+    const offset = this.rawLines.length;
     this.rawLines.push(...lines);
     this.endsWithNewline = true;
-    this.snapshot = { entries: mergeSorted(this.snapshot.entries, [...added].sort(compareEntries)), badLines: badLinesOf(this.rawLines) };
+    const entries = mergeSorted(this.snapshot.entries, [...added].sort(compareEntries));
+    this.ids = { entries, ids };
+    this.snapshot = { entries, badLines: [...this.snapshot.badLines, ...badLinesOf(lines).map((b) => ({ ...b, line: b.line + offset }))] };
     this.known = { key: stat.key, size, tail: tailOf(Buffer.concat([known.tail, appended])) };
     this.reportLoad();
     return { ...this.snapshot, changed: true };
@@ -312,7 +322,7 @@ export class JsonlScopeFile {
       withFileLock(this.spec.path, async () => {
         const fresh = await this.readFresh(false, true);
         const { result, upserts = [], deletes = [] } = plan(fresh.entries);
-        const present = new Set(fresh.entries.map((e) => e.id));
+        const present = this.idsOf(fresh.entries);
         const deleteSet = new Set([...deletes].filter((id) => present.has(id)));
         const replaced = new Map<string, StoredEntry>();
         const addedById = new Map<string, StoredEntry>();
@@ -321,8 +331,18 @@ export class JsonlScopeFile {
         const added = [...addedById.values()].sort(compareEntries);
         if (replaced.size === 0 && deleteSet.size === 0 && added.length === 0) return { result, entries: fresh.entries };
 
-        if (replaced.size === 0 && deleteSet.size === 0) await this.append(added);
-        else await this.rewrite(replaced, deleteSet, added);
+        if (replaced.size === 0 && deleteSet.size === 0) {
+          // The common write (remember): one locked append; the snapshot grows without copying through a merge.
+          await this.append(added);
+          const last = fresh.entries[fresh.entries.length - 1];
+          const kept = !last || compareEntries(last, added[0]!) <= 0 ? fresh.entries.concat(added) : mergeSorted(fresh.entries, added);
+          const ids = this.idsOf(fresh.entries);
+          for (const e of added) ids.add(e.id);
+          this.ids = { entries: kept, ids };
+          this.snapshot = { entries: kept, badLines: fresh.badLines }; // appended lines are never malformed
+          return { result, entries: kept };
+        }
+        await this.rewrite(replaced, deleteSet, added);
         // createdAt never changes, so replaced entries keep their place in the sorted snapshot; merge the new ones in.
         const kept = mergeSorted(
           fresh.entries.filter((e) => !deleteSet.has(e.id)).map((e) => replaced.get(e.id) ?? e),

@@ -9,7 +9,7 @@
  * - A line missing a date borrows one (see parseStoredEntry); a date that cannot be known is "unknown", never
  *   1970, and never makes an entry old.
  */
-import { createHash } from 'node:crypto';
+import { createHash, hash as nodeHash } from 'node:crypto';
 import { z } from 'zod';
 import { MEMORY_BODY_MAX, MEMORY_TITLE_MAX, MemoryScopeSchema, MemoryTypeSchema, SourceKindSchema, TrustStateSchema, type MemoryScope, type MemoryType } from '../../shared/memorySchemas';
 
@@ -93,7 +93,9 @@ export function normalizeTags(tags: readonly string[]): string[] {
 
 /** sha256 (hex) of type, title, body and (normalised) tags: changes exactly when the content does. */
 export function computeRevision(e: { type: string; title: string; body: string; tags: readonly string[] }): string {
-  return createHash('sha256').update(JSON.stringify([e.type, e.title, e.body, e.tags])).digest('hex');
+  const text = JSON.stringify([e.type, e.title, e.body, e.tags]);
+  // The one-shot hash (Node ≥ 20.12) is about twice as fast for short texts: every load computes 10k of these.
+  return typeof nodeHash === 'function' ? nodeHash('sha256', text, 'hex') : createHash('sha256').update(text).digest('hex');
 }
 
 /**
