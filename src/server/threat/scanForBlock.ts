@@ -7,7 +7,7 @@
 import type { ScanFn } from '../delivery/knowledgeBlock';
 import { findEnvelopeMarkers } from './envelope';
 import { ruleMeta } from './rules';
-import { ThreatScanner, type ThreatFinding } from './threatScanner';
+import { scanText, ThreatScanner, type ThreatFinding } from './threatScanner';
 
 export const sharedScanner = new ThreatScanner();
 
@@ -24,8 +24,12 @@ export function lookAlikeCloserFindings(text: string, findings: readonly ThreatF
   return out;
 }
 
-export const defaultScan: ScanFn = (text, contentHash) => {
-  const findings = sharedScanner.scan(text, contentHash);
+function withLookAlikeClosers(text: string, findings: readonly ThreatFinding[]): readonly ThreatFinding[] {
   const extra = lookAlikeCloserFindings(text, findings);
   return extra.length === 0 ? findings : [...findings, ...extra].sort((a, b) => a.start - b.start);
-};
+}
+
+export const defaultScan: ScanFn = (text, contentHash) => withLookAlikeClosers(text, sharedScanner.scan(text, contentHash));
+
+/** What every read judges, without the cache: the rule set and the learned stage plus look-alike closers (CLI, eval). */
+export const scanKnowledgeText = (text: string): readonly ThreatFinding[] => withLookAlikeClosers(text, scanText(text));
