@@ -3,10 +3,11 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import { ReviewStore } from '../server/review/reviewStore';
 import { KnowledgeCore } from '../server/knowledgeCore';
 import type { Stats } from '../shared/schemas';
+import { scannedWorkspaceRoots } from './roots';
 import { runScan, type ScanHooks } from './scan';
 
 export interface CliIo {
@@ -49,26 +50,13 @@ export function defaultStoragePath(): string {
 
 class UsageError extends Error {}
 
-/** The nearest folder (cwd or an ancestor) that holds `.knowledge/`. */
-function findWorkspaceRoot(cwd: string): string | undefined {
-  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
-    if (existsSync(join(dir, '.knowledge'))) return dir;
-    if (dirname(dir) === dir) return undefined;
-  }
-}
-
 /**
  * Reviews ("reviewed — not a threat") live in each workspace's `.knowledge/reviews.json`. The workspace of a
  * scanned path is found from that path, not from the current folder, so `scan some/repo/.knowledge` run
  * from a parent folder honours some/repo's reviews.
  */
-async function reviewsFor(args: readonly string[], cwd: string): Promise<ScanHooks> {
-  const targets = args.filter((a) => !a.startsWith('-') || a === '-');
-  const roots = new Set<string>();
-  for (const t of targets.length > 0 && !args.includes('--jsonl') ? targets : ['.']) {
-    const root = findWorkspaceRoot(resolve(cwd, t));
-    if (root) roots.add(root);
-  }
+export async function reviewsFor(args: readonly string[], cwd: string): Promise<ScanHooks> {
+  const roots = scannedWorkspaceRoots(args, cwd);
   const stores = new Map<string, ReviewStore>();
   for (const root of roots) {
     const store = new ReviewStore(root);

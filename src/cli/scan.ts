@@ -13,7 +13,8 @@
  */
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { extname, isAbsolute, join, relative, resolve } from 'node:path';
-import { hashContent, RULESET_VERSION, scanText, type ThreatFinding } from '../server/threat/threatScanner';
+import { scanKnowledgeText } from '../server/threat/scanForBlock';
+import { hashContent, RULESET_VERSION, type ThreatFinding } from '../server/threat/threatScanner';
 
 export interface ScanIo {
   stdout: (s: string) => void;
@@ -126,7 +127,7 @@ async function scanJsonlStream(source: string, io: ScanIo): Promise<number> {
   let flagged = false;
   const out: string[] = [];
   for (const { id, text } of inputs) {
-    const findings = scanText(text);
+    const findings = scanKnowledgeText(text);
     if (findings.length) flagged = true;
     out.push(
       JSON.stringify({
@@ -166,7 +167,7 @@ async function scanPaths(paths: string[], io: ScanIo, hooks: ScanHooks): Promise
     if (st.isDirectory()) files.push(...(await walk(root, io, report)).map((p) => ({ path: p, explicit: false })));
     else files.push({ path: root, explicit: true });
   }
-  for (const { path } of files.sort((a, b) => a.path.localeCompare(b.path))) {
+  for (const { path } of files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
     let text: string;
     try {
       text = await readFile(path, 'utf8');
@@ -179,7 +180,7 @@ async function scanPaths(paths: string[], io: ScanIo, hooks: ScanHooks): Promise
     const ext = extname(path).toLowerCase();
     if (ext === '.jsonl') scanJsonLines(path, text, io, hooks, report);
     else if (ext === '.json') scanJsonDocument(path, text, io, hooks, report);
-    else emit(io, hooks, report, rel(io, path), text, scanText(text), (o) => lineCol(text, o));
+    else emit(io, hooks, report, rel(io, path), text, scanKnowledgeText(text), (o) => lineCol(text, o));
   }
   if (report.flagged) io.stderr(`${report.flagged} finding${report.flagged === 1 ? '' : 's'} in ${report.files} file${report.files === 1 ? '' : 's'} (rule set ${RULESET_VERSION})\n`);
   return report.bad ? 2 : report.flagged ? 1 : 0;
@@ -258,7 +259,7 @@ function scanJsonValue(file: string, raw: string, base: number, value: unknown, 
     const at = raw.indexOf(enc, cursor);
     const valueStart = at >= 0 ? at + 1 : base;
     if (at >= 0) cursor = at + enc.length;
-    const findings = scanText(s);
+    const findings = scanKnowledgeText(s);
     emit(io, hooks, report, `${display}#${reviewId}`, s, findings, (o) => lineCol(raw, valueStart + (at >= 0 ? JSON.stringify(s.slice(0, o)).length - 2 : 0)), display);
   }
   return cursor;

@@ -5,10 +5,12 @@
  * returns are per-scan scratch state: scans are synchronous, so one set serves every scan. Pure module.
  */
 import { KeywordAutomaton, type TextFeatures } from './keywords';
-import { and as andF, atomsOf, necessaryLiterals, or as orF, type Formula } from './literals';
-import { RULES, type NearClause, type PatternRule } from './rules';
+import type { Formula } from './literals';
+import GENERATED from './prefilter.generated.json';
+import { formulasOf, loadTables, PATTERN_RULES, prefilterStems, rulesKey, type StoredPrefilter } from './prefilterFormulas';
+import type { PatternRule } from './rules';
 
-export const PATTERN_RULES: readonly PatternRule[] = RULES.filter((r): r is PatternRule => r.kind === 'pattern');
+export { PATTERN_RULES } from './prefilterFormulas';
 
 /**
  * The prefilter of a rule is a formula over keyword GROUPS (a group holds when one of its keywords occurred):
@@ -22,25 +24,19 @@ interface CompiledRule {
   readonly entry: number;
 }
 
-/** What a rule's regexes need: the anchor pattern, and for each near entry one of its clauses. */
-function ruleFormula(rule: PatternRule): Formula {
-  return andF([
-    necessaryLiterals(rule.pattern),
-    ...(rule.near ?? []).map((entry) => orF((Array.isArray(entry) ? (entry as readonly NearClause[]) : [entry as NearClause]).map((c) => necessaryLiterals(c.pattern)))),
-  ]);
-}
+/**
+ * The formulas are derived from the rules' regexes (prefilterFormulas.ts) and the keyword automaton from their
+ * literals. Deriving both parses every regex and takes a few hundred milliseconds at a cold start, so the
+ * build writes them to prefilter.generated.json, keyed by the rules' sources; when the key does not match (a
+ * rule changed and the file was not regenerated) they are derived here.
+ */
+const STORED = GENERATED as unknown as StoredPrefilter;
+const CURRENT = STORED.key === rulesKey(PATTERN_RULES);
+const FORMULAS: readonly Formula[] = CURRENT ? STORED.formulas : formulasOf(PATTERN_RULES);
 
-const atomF = (key: string): Formula => ({ op: 'atom', key });
-const FORMULAS: readonly Formula[] = PATTERN_RULES.map((rule) =>
-  andF([...(rule.requires ?? []).map((g) => orF(g.map(atomF))), ruleFormula(rule)]),
-);
-
-const automaton: KeywordAutomaton = (() => {
-  const stems = new Set<string>();
-  for (const r of PATTERN_RULES) for (const t of r.triggers) stems.add(t);
-  for (const f of FORMULAS) atomsOf(f, stems);
-  return new KeywordAutomaton([...stems]);
-})();
+const automaton: KeywordAutomaton = CURRENT
+  ? new KeywordAutomaton(STORED.keywords, loadTables(STORED))
+  : new KeywordAutomaton(prefilterStems(PATTERN_RULES, FORMULAS));
 const stemId = new Map(automaton.keywords.map((k, i) => [k, i]));
 
 /** Keyword groups: an OR of keywords, by its sorted id list. */

@@ -25,8 +25,10 @@
  * Pure module: no `vscode`, no language-server imports.
  */
 
+import { MODEL } from './model/weights';
+
 /** Version of this rule set (`YYYY.MM.patch`). Part of every cache key and review mark. */
-export const RULESET_VERSION = '2026.11.1';
+export const RULESET_VERSION = `2026.12.1+${MODEL.version}`;
 
 export type ThreatCategory =
   | 'instruction-override'
@@ -753,6 +755,23 @@ export const RULES: readonly ThreatRule[] = [
   { kind: 'detector', id: 'hidden.zero-width-in-word', category: 'hidden-text', severity: 'medium', message: 'Zero-width characters are hidden inside words (a common way to slip text past filters).' },
   { kind: 'detector', id: 'hidden.html-directive', category: 'hidden-text', severity: 'high', message: 'An HTML comment or invisible element carries a directive to the model.' },
   { kind: 'detector', id: 'encoded.payload', category: 'encoded-payload', severity: 'high', message: 'Encoded text (base64/hex/escapes) decodes to something another rule flags.' },
+  // ---- the intent lexicons (intent/intent.ts), counted when the learned stage corroborates them ---------
+  { kind: 'detector', id: 'intent.override', category: 'instruction-override', severity: 'high', message: "Tells the model to ignore, replace or outrank its own instructions." },
+  { kind: 'detector', id: 'intent.role', category: 'role-reassignment', severity: 'high', message: 'Gives the model another role, mode or authority, or has it take orders from stored text.' },
+  { kind: 'detector', id: 'intent.disclose', category: 'prompt-leak', severity: 'high', message: 'Asks the model to reveal its system prompt, hidden context, the conversation or secrets.' },
+  { kind: 'detector', id: 'intent.exfiltrate', category: 'exfiltration', severity: 'high', message: 'Asks the model to send secrets or private data to an outside destination.' },
+  { kind: 'detector', id: 'intent.execute', category: 'command-execution', severity: 'high', message: 'Asks the model to run remote code, plant persistence, auto-approve actions or re-save itself.' },
+  { kind: 'detector', id: 'intent.conceal', category: 'concealment', severity: 'high', message: 'Asks the model to hide what it does from the user.' },
+  { kind: 'detector', id: 'intent.safety-off', category: 'guardrail-bypass', severity: 'high', message: "Asks the model to switch off its guardrails, confirmations or safety checks." },
+  // ---- the learned stage (model/classifier.ts): one rule per intent it names ----------------------------
+  { kind: 'detector', id: 'model.override', category: 'instruction-override', severity: 'medium', message: 'Reads as telling the model to set aside its instructions (learned model, sentence-level).' },
+  { kind: 'detector', id: 'model.role', category: 'role-reassignment', severity: 'medium', message: 'Reads as giving the model another role or authority to obey (learned model, sentence-level).' },
+  { kind: 'detector', id: 'model.disclose', category: 'prompt-leak', severity: 'medium', message: 'Reads as asking the model to reveal secrets, hidden context or its instructions (learned model, sentence-level).' },
+  { kind: 'detector', id: 'model.exfiltration', category: 'exfiltration', severity: 'medium', message: 'Reads as asking the model to send data somewhere (learned model, sentence-level).' },
+  { kind: 'detector', id: 'model.execute', category: 'command-execution', severity: 'medium', message: 'Reads as making the model run, install or persist something (learned model, sentence-level).' },
+  { kind: 'detector', id: 'model.conceal', category: 'concealment', severity: 'medium', message: 'Reads as telling the model to hide something from the person (learned model, sentence-level).' },
+  { kind: 'detector', id: 'model.safety-off', category: 'guardrail-bypass', severity: 'medium', message: 'Reads as telling the model to switch its safety checks off (learned model, sentence-level).' },
+  { kind: 'detector', id: 'model.forged-turn', category: 'forged-turn', severity: 'medium', message: 'Reads as a forged end of context or a forged system or tool turn (learned model, sentence-level).' },
   { kind: 'detector', id: 'encoded.decode-and-follow', category: 'encoded-payload', severity: 'high', message: 'Tells the model to decode an embedded blob and follow it.' },
 ];
 

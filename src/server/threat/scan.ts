@@ -19,6 +19,8 @@
 import { findDecodedRuns, type Encoding } from './decoders';
 import { findBidiRuns, findHiddenContainers, findTagRuns, findZeroWidthInWords, type HiddenContainer, type HiddenRun } from './hidden';
 import type { TextFeatures } from './keywords';
+import { findIntents } from './intent/intent';
+import { analyse, counts } from './model/classifier';
 import { normalizeForMatching, toOriginalSpan, type NormalizedText } from './normalize';
 import { findAll, runPatternRules, type RawFinding } from './patternMatch';
 import { clearKeywords, scanKeywords } from './prefilter';
@@ -45,6 +47,8 @@ export interface ThreatFinding {
 export interface ScanOptions {
   /** Skip rules whose trigger stems do not occur (default true). Tests turn it off to check the triggers. */
   readonly prefilter?: boolean;
+  /** Run the learned stage (default true). The bench and the training analysis turn it off to see the rules alone. */
+  readonly learned?: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -59,6 +63,7 @@ const MAX_DEPTH = 2;
 
 interface ScanState {
   budget: number;
+  learned: boolean;
 }
 
 /** Scans `text` and returns findings with offsets into `text`. */
@@ -80,6 +85,24 @@ function scanInternal(text: string, depth: number, state: ScanState, prefilter: 
     runPatternRules(v, prefilter, viewFindings);
   } finally {
     if (prefilter) clearKeywords();
+  }
+
+  // 1b. the learned stage, sentence by sentence. A pattern rule or intent lexicon that has fired on benign
+  // notes counts only when the model corroborates it (the text's best window reaches that rule's gate, set by
+  // training: scripts/threat-train/train.ts): the rules and lexicons say where and what, the model whether the
+  // wording is an attack at all. Rules that never fired on benign notes, and the detectors below (hidden and
+  // encoded text), need no corroboration.
+  if (state.learned) {
+    const reading = analyse(v);
+    let kept = 0;
+    for (const f of viewFindings) if (counts(reading, f.meta.id)) viewFindings[kept++] = f;
+    viewFindings.length = kept;
+    // the most specific finding names a span: a rule before an intent lexicon before the model's sentence
+    const free = (s: number, e: number): boolean => !viewFindings.some((f) => f.start < e && s < f.end);
+    if (reading.intentsMayCount) {
+      for (const hit of findIntents(v)) if (counts(reading, hit.id) && free(hit.start, hit.end)) viewFindings.push({ meta: ruleMeta(hit.id), start: hit.start, end: hit.end });
+    }
+    for (const hit of reading.hits) if (free(hit.start, hit.end)) viewFindings.push({ meta: ruleMeta(`model.${hit.intent}`), start: hit.start, end: hit.end });
   }
 
   // 2. hidden HTML containers carrying a directive
@@ -213,7 +236,7 @@ function finish(raw: RawFinding[]): ThreatFinding[] {
  */
 export function scanText(text: string, options: ScanOptions = {}): ThreatFinding[] {
   if (text.length === 0) return [];
-  return finish(scanInternal(text, 0, { budget: DECODE_BUDGET }, options.prefilter !== false));
+  return finish(scanInternal(text, 0, { budget: DECODE_BUDGET, learned: options.learned !== false }, options.prefilter !== false));
 }
 
 /** Shared verdict of a clean text in the cache. */
@@ -222,6 +245,6 @@ const NO_FINDINGS: readonly ThreatFinding[] = Object.freeze([]);
 /** {@link scanText} for the cache: frozen findings, one shared empty array for every clean text. */
 export function scanFrozen(text: string): readonly ThreatFinding[] {
   if (text.length === 0) return NO_FINDINGS;
-  const raw = scanInternal(text, 0, { budget: DECODE_BUDGET }, true);
+  const raw = scanInternal(text, 0, { budget: DECODE_BUDGET, learned: true }, true);
   return raw.length === 0 ? NO_FINDINGS : Object.freeze(finish(raw));
 }

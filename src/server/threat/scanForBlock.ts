@@ -7,7 +7,7 @@
 import type { ScanFn } from '../delivery/knowledgeBlock';
 import { findEnvelopeMarkers } from './envelope';
 import { ruleMeta } from './rules';
-import { ThreatScanner, type ThreatFinding } from './threatScanner';
+import { scanText, ThreatScanner, type ThreatFinding } from './threatScanner';
 
 export const sharedScanner = new ThreatScanner();
 
@@ -24,6 +24,11 @@ export function lookAlikeCloserFindings(text: string, findings: readonly ThreatF
   return out;
 }
 
+function withLookAlikeClosers(text: string, findings: readonly ThreatFinding[]): readonly ThreatFinding[] {
+  const extra = lookAlikeCloserFindings(text, findings);
+  return extra.length === 0 ? findings : [...findings, ...extra].sort((a, b) => a.start - b.start);
+}
+
 /** Whole verdicts (rules and look-alike closers) by content hash, when the caller passes one: a re-read pin costs a lookup. */
 const byHash = new Map<string, readonly ThreatFinding[]>();
 const BY_HASH_MAX = 10_000;
@@ -33,12 +38,13 @@ export const defaultScan: ScanFn = (text, contentHash) => {
     const hit = byHash.get(contentHash);
     if (hit) return hit;
   }
-  const findings = sharedScanner.scan(text, contentHash);
-  const extra = lookAlikeCloserFindings(text, findings);
-  const out = extra.length === 0 ? findings : [...findings, ...extra].sort((a, b) => a.start - b.start);
+  const out = withLookAlikeClosers(text, sharedScanner.scan(text, contentHash));
   if (contentHash !== undefined) {
     if (byHash.size >= BY_HASH_MAX) byHash.delete(byHash.keys().next().value!);
     byHash.set(contentHash, out);
   }
   return out;
 };
+
+/** What every read judges, without the cache: the rule set and the learned stage plus look-alike closers (CLI, eval). */
+export const scanKnowledgeText = (text: string): readonly ThreatFinding[] => withLookAlikeClosers(text, scanText(text));

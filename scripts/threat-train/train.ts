@@ -1,0 +1,506 @@
+/**
+ * Trains the threat scanner's learned stage and writes src/server/threat/model/weights.ts.
+ *
+ *   npm run train:threat            (node --import tsx scripts/threat-train/train.ts)
+ *   SK_TRAIN_OUT=FILE npm run train:threat    write the weights elsewhere (the unit test compares them)
+ *
+ * Reproducible: the inputs are files in this repository (and the ATR test cases from the pinned dev
+ * dependency `agent-threat-rules`, MIT), read in a fixed order; shuffling uses a seeded generator; the same
+ * inputs give byte-identical weights.
+ *
+ * Model: logistic regression over hashed features (src/server/threat/model/features.ts), Adagrad, L2. After
+ * warm-up epochs on whole lines, each attack line is represented by its best-scoring one- or two-sentence
+ * window (the attack sentence inside an otherwise ordinary note), which is what inference scores; every
+ * sentence of a benign line is a benign example too. The threshold is chosen by 5-fold cross-validation so
+ * that at most TARGET_FPR of held-out benign lines score above it. A second, small softmax model names the
+ * intent of a flagged window.
+ */
+import { readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { deflateRawSync } from 'node:zlib';
+import { createHash } from 'node:crypto';
+import { join, resolve } from 'node:path';
+import { featureBuffer, features, lastSegments } from '../../src/server/threat/model/features';
+import { lowerSameLength, maxWindowScore, scoreWindows, type LinearModel } from '../../src/server/threat/model/windows';
+import { findIntents } from '../../src/server/threat/intent/intent';
+import { normalizeForMatching } from '../../src/server/threat/normalize';
+import { RULES_BY_ID } from '../../src/server/threat/rules';
+import { scanText } from '../../src/server/threat/threatScanner';
+
+const ROOT = resolve(process.cwd());
+const BUCKET_BITS = 18;
+const BUCKETS = 1 << BUCKET_BITS;
+const INTENT_BITS = 12;
+const INTENT_BUCKETS = 1 << INTENT_BITS;
+/** The intent model reads the hash bits above the main model's (fewer collisions between the two tables). */
+const INTENT_SHIFT = 32 - INTENT_BITS;
+const INTENTS = ['override', 'role', 'disclose', 'exfiltration', 'execute', 'conceal', 'safety-off', 'forged-turn'] as const;
+type Intent = (typeof INTENTS)[number];
+const TARGET_FPR = Number(process.env.SK_TRAIN_TARGET_FPR ?? 0.008);
+const EPOCHS = Number(process.env.SK_TRAIN_EPOCHS ?? 20);
+const WARMUP = Number(process.env.SK_TRAIN_WARMUP ?? 4);
+const LR = Number(process.env.SK_TRAIN_LR ?? 0.1);
+const L2 = Number(process.env.SK_TRAIN_L2 ?? 2e-6);
+const SEED = 20261201;
+const ATR_WEIGHT = Number(process.env.SK_TRAIN_ATR_WEIGHT ?? 0.3);
+const ATR_MODE = process.env.SK_TRAIN_ATR ?? 'prompt-injection';
+/** The highest gate a pattern rule gets (see chooseGates). */
+const RULE_GATE_CAP = Number(process.env.SK_TRAIN_RULE_GATE_CAP ?? 0.5);
+/** The lowest gate an intent lexicon gets: below it the lexicons would run on too many ordinary notes. */
+const INTENT_GATE_FLOOR = Number(process.env.SK_TRAIN_INTENT_GATE_FLOOR ?? 0.5);
+
+
+interface Example {
+  readonly text: string;
+  readonly threat: boolean;
+  readonly intent?: Intent;
+  readonly source: string;
+  /** Sample weight (default 1). */
+  readonly weight?: number;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Data
+
+const CORPUS_INTENT: Record<string, Intent> = {
+  override: 'override', role: 'role', disclose: 'disclose', exfiltrate: 'exfiltration', exfiltration: 'exfiltration',
+  execute: 'execute', conceal: 'conceal', safety_off: 'safety-off', 'safety-off': 'safety-off', forged: 'forged-turn',
+};
+const BUCKET_INTENT: Record<string, Intent> = {
+  override_role_hijack: 'override', exfiltration: 'exfiltration', forged_delimiter_envelope_escape: 'forged-turn',
+  persistence_tool_coercion: 'execute', concealment_safety_off_prompt_leak: 'conceal',
+};
+
+function readJsonl(path: string): Record<string, unknown>[] {
+  return readFileSync(path, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+/** Training corpora written for the learned stage ({text,label,intent,lang} lines). */
+const CORPUS_DIRS = ['scripts/threat-train/corpus', 'scripts/threat-train/corpus2'];
+/** Labelled eval-format files ({text,label,bucket}) that may train the model (never a set still blind). */
+const EVAL_FORMAT_SOURCES = ['scripts/threat-train/data/dev.jsonl', 'test/fixtures/threat-extra.jsonl', 'test/fixtures/threat-blind/set1.jsonl'];
+
+async function loadExamples(): Promise<Example[]> {
+  const out: Example[] = [];
+  for (const dir of CORPUS_DIRS) {
+    const corpusDir = join(ROOT, dir);
+    if (!existsSync(corpusDir)) continue;
+    for (const f of readdirSync(corpusDir).filter((n) => n.endsWith('.jsonl')).sort()) {
+      for (const r of readJsonl(join(corpusDir, f))) {
+        const threat = r.label === 'threat';
+        out.push({ text: String(r.text), threat, ...(threat && CORPUS_INTENT[String(r.intent)] ? { intent: CORPUS_INTENT[String(r.intent)] } : {}), source: `${dir.split('/').pop()}/${f}` });
+      }
+    }
+  }
+  for (const rel of EVAL_FORMAT_SOURCES) {
+    const p = join(ROOT, rel);
+    if (!existsSync(p)) continue;
+    for (const r of readJsonl(p)) {
+      if (r.policy === true) continue;
+      const threat = r.label === 'threat';
+      const intent = threat ? BUCKET_INTENT[String(r.bucket)] : undefined;
+      out.push({ text: String(r.text), threat, ...(intent ? { intent } : {}), source: rel });
+    }
+  }
+  try {
+    // ATR's cases are jailbreak prompts and tool-call JSON more than stored notes: all of them trained on cost
+    // recall on notes at the same false-positive rate (5-fold CV on set1: 0.56 with them, 0.69 without). Its
+    // prompt-injection attacks alone, at weight 0.3, teach the classic phrasings the corpora avoid on purpose
+    // (set1 CV 0.77; "Ignore all previous instructions" scores 1.3 instead of 0.3). SK_TRAIN_ATR=all|none.
+    if (ATR_MODE === 'none') throw new Error('not used (SK_TRAIN_ATR=none)');
+    const { loadAtrCases, atrHeldOut } = await import('../../bench/atrCases');
+    for (const c of loadAtrCases()) {
+      if (atrHeldOut(c.ruleId)) continue; // the out-of-sample share in npm run bench
+      if (c.label === 'threat' && !c.inScope) continue;
+      if (ATR_MODE !== 'all' && (c.label !== 'threat' || c.category !== 'prompt-injection')) continue;
+      out.push({ text: c.text, threat: c.label === 'threat', source: 'atr', weight: ATR_WEIGHT });
+    }
+  } catch (e) {
+    console.error(`[train] ATR test cases: ${(e as Error).message}`);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Features
+
+interface Prepared {
+  readonly ex: Example;
+  /** The lowercased matching view. */
+  readonly lower: string;
+  /** Feature hashes of the whole line. */
+  readonly all: Int32Array;
+  /** Feature hashes per sentence, for benign sentence examples and window positives. */
+  readonly segs: readonly { readonly start: number; readonly end: number; readonly h: Int32Array }[];
+}
+
+function prepare(ex: Example): Prepared {
+  const lower = lowerSameLength(normalizeForMatching(ex.text).text);
+  const n = features(lower, 0, lower.length);
+  const all = featureBuffer().slice(0, n);
+  const seg = lastSegments();
+  const segs: { start: number; end: number; h: Int32Array }[] = [];
+  for (let k = 0, from = 0; k < seg.count; from = seg.featEnd[k]!, k++) segs.push({ start: seg.start[k]!, end: seg.end[k]!, h: all.slice(from, seg.featEnd[k]!) });
+  return { ex, lower, all, segs };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Binary logistic regression (Adagrad)
+
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function shuffle<T>(xs: T[], rnd: () => number): T[] {
+  for (let i = xs.length - 1; i > 0; i--) {
+    const j = Math.floor(rnd() * (i + 1));
+    [xs[i], xs[j]] = [xs[j]!, xs[i]!];
+  }
+  return xs;
+}
+
+class Binary {
+  readonly w = new Float64Array(BUCKETS);
+  private readonly g = new Float64Array(BUCKETS);
+  bias = 0;
+  private gb = 0;
+  readonly mask = BUCKETS - 1;
+
+  z(h: Int32Array): number {
+    if (h.length === 0) return this.bias;
+    let s = 0;
+    for (let i = 0; i < h.length; i++) s += this.w[h[i]! & this.mask]!;
+    return this.bias + s / Math.sqrt(h.length);
+  }
+
+  update(h: Int32Array, y: number, weight: number): void {
+    if (h.length === 0) return;
+    const p = 1 / (1 + Math.exp(-this.z(h)));
+    const g = (p - y) * weight;
+    const v = 1 / Math.sqrt(h.length);
+    for (let i = 0; i < h.length; i++) {
+      const k = h[i]! & this.mask;
+      const grad = g * v + L2 * this.w[k]!;
+      this.g[k] += grad * grad;
+      this.w[k] -= (LR * grad) / (Math.sqrt(this.g[k]!) + 1e-8);
+    }
+    this.gb += g * g;
+    this.bias -= (LR * g) / (Math.sqrt(this.gb) + 1e-8);
+  }
+
+  linear(): LinearModel {
+    return { mask: this.mask, bias: this.bias, weight: (i) => this.w[i]! };
+  }
+}
+
+/** The hashes of the best-scoring one- or two-sentence window of a line under the current model. */
+function bestWindow(m: Binary, p: Prepared): Int32Array {
+  if (p.segs.length <= 1) return p.all;
+  let best = p.all;
+  let bestZ = -Infinity;
+  for (let s = 0; s < p.segs.length; s++) {
+    const one = p.segs[s]!.h;
+    const z1 = m.z(one);
+    if (z1 > bestZ) { bestZ = z1; best = one; }
+    if (s + 1 < p.segs.length) {
+      const two = new Int32Array(one.length + p.segs[s + 1]!.h.length);
+      two.set(one);
+      two.set(p.segs[s + 1]!.h, one.length);
+      const z2 = m.z(two);
+      if (z2 > bestZ) { bestZ = z2; best = two; }
+    }
+  }
+  return best;
+}
+
+function trainBinary(data: readonly Prepared[], seed: number): Binary {
+  const m = new Binary();
+  const rnd = mulberry32(seed);
+  const pos = data.filter((p) => p.ex.threat).length;
+  const neg = data.length - pos;
+  const wPos = data.length / (2 * Math.max(1, pos));
+  const wNeg = data.length / (2 * Math.max(1, neg));
+  const order = data.map((_, i) => i);
+  for (let epoch = 0; epoch < EPOCHS; epoch++) {
+    shuffle(order, rnd);
+    for (const i of order) {
+      const p = data[i]!;
+      if (p.ex.threat) {
+        m.update(epoch < WARMUP ? p.all : bestWindow(m, p), 1, wPos * (p.ex.weight ?? 1));
+      } else {
+        const w = wNeg * (p.ex.weight ?? 1);
+        m.update(p.all, 0, w);
+        // every sentence of a benign line is benign on its own too (inference scores sentences)
+        if (p.segs.length > 1) for (const s of p.segs) m.update(s.h, 0, w * 0.5);
+      }
+    }
+  }
+  return m;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Intent model (softmax over INTENTS, threat lines with a known intent)
+
+function trainIntent(data: readonly Prepared[], seed: number): { w: Float64Array; bias: Float64Array } {
+  const k = INTENTS.length;
+  const w = new Float64Array(INTENT_BUCKETS * k);
+  const g = new Float64Array(INTENT_BUCKETS * k);
+  const bias = new Float64Array(k);
+  const gb = new Float64Array(k);
+  const rnd = mulberry32(seed ^ 0x5bd1e995);
+  const rows = data.filter((p) => p.ex.threat && p.ex.intent);
+  const idx = (h: number): number => ((h >>> INTENT_SHIFT) & (INTENT_BUCKETS - 1)) * k;
+  const z = new Float64Array(k);
+  for (let epoch = 0; epoch < 10; epoch++) {
+    for (const p of shuffle([...rows], rnd)) {
+      const h = p.all;
+      if (h.length === 0) continue;
+      const v = 1 / Math.sqrt(h.length);
+      z.set(bias);
+      for (let i = 0; i < h.length; i++) {
+        const b = idx(h[i]!);
+        for (let c = 0; c < k; c++) z[c] += w[b + c]! * v;
+      }
+      const max = Math.max(...z);
+      let sum = 0;
+      for (let c = 0; c < k; c++) sum += (z[c] = Math.exp(z[c]! - max));
+      const y = INTENTS.indexOf(p.ex.intent!);
+      for (let c = 0; c < k; c++) {
+        const gc = z[c]! / sum - (c === y ? 1 : 0);
+        for (let i = 0; i < h.length; i++) {
+          const j = idx(h[i]!) + c;
+          const grad = gc * v + L2 * w[j]!;
+          g[j] += grad * grad;
+          w[j] -= (LR * grad) / (Math.sqrt(g[j]!) + 1e-8);
+        }
+        gb[c] += gc * gc;
+        bias[c] -= (LR * gc) / (Math.sqrt(gb[c]!) + 1e-8);
+      }
+    }
+  }
+  return { w, bias };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Threshold by cross-validation
+
+interface Held {
+  readonly p: Prepared;
+  readonly score: number;
+}
+
+function crossValidate(data: readonly Prepared[], folds: number): Held[] {
+  const held: Held[] = [];
+  for (let f = 0; f < folds; f++) {
+    const train = data.filter((_, i) => i % folds !== f);
+    const test = data.filter((_, i) => i % folds === f);
+    const m = trainBinary(train, SEED + f);
+    for (const p of test) held.push({ p, score: maxWindowScore(p.lower, m.linear()) });
+    console.error(`[train] fold ${f + 1}/${folds} done`);
+  }
+  return held;
+}
+
+/** What the other stages say about a held-out line (computed once; they do not depend on the model). */
+interface Evidence {
+  /** Pattern rules and intent lexicons that fired (each counts only when the model's score reaches its gate). */
+  readonly gated: readonly string[];
+  /** A detector fired (hidden or encoded text): counts on its own. */
+  readonly detector: boolean;
+}
+
+const evidence = new Map<Prepared, Evidence>();
+function evidenceOf(p: Prepared): Evidence {
+  let e = evidence.get(p);
+  if (!e) {
+    const findings = scanText(p.ex.text, { learned: false });
+    const gated = new Set(findings.filter((f) => RULES_BY_ID.get(f.ruleId)?.kind === 'pattern').map((f) => f.ruleId));
+    for (const h of findIntents(normalizeForMatching(p.ex.text).text)) gated.add(h.id);
+    e = { gated: [...gated], detector: findings.some((f) => RULES_BY_ID.get(f.ruleId)?.kind === 'detector') };
+    evidence.set(p, e);
+  }
+  return e;
+}
+
+interface Gates {
+  readonly flag: number;
+  /** Per pattern rule / intent id: the model score a text needs for that finding to count. */
+  readonly gates: Readonly<Record<string, number>>;
+}
+
+function flaggedBy(h: Held, g: Gates): boolean {
+  const e = evidenceOf(h.p);
+  return h.score >= g.flag || e.detector || e.gated.some((id) => h.score >= (g.gates[id] ?? Infinity));
+}
+
+/**
+ * The flag threshold and one gate per pattern rule and intent lexicon, chosen on the held-out scores so that the
+ * most attacks are flagged with at most TARGET_FPR of the benign lines flagged (pooled over every source):
+ * for each candidate flag threshold, the model and the detectors spend part of the false-positive budget; the
+ * rest goes to rule gates greedily, best ratio of attacks gained to benign lines lost first (a gate of -∞ means
+ * the rule needs no corroboration; +∞ that it adds nothing worth its false positives).
+ */
+function chooseGates(held: readonly Held[]): Gates {
+  const neg = held.filter((h) => !h.p.ex.threat).map((h) => h.score).sort((a, b) => b - a);
+  const flags = [0.001, 0.002, 0.003, 0.004, 0.005, 0.006, 0.008, 0.01].map((q) => (neg[Math.floor(neg.length * q)] ?? 0) + 1e-6);
+  const rows = held.map((h) => ({ threat: h.p.ex.threat, score: h.score, ...evidenceOf(h.p) }));
+  const benign = rows.filter((r) => !r.threat).length;
+  const ids = [...new Set(rows.flatMap((r) => r.gated))].sort();
+  let best: Gates = { flag: Infinity, gates: {} };
+  let bestRecall = -1;
+  for (const flag of flags) {
+    const flagged = rows.map((r) => r.score >= flag || r.detector);
+    let fp = rows.filter((r, i) => flagged[i] && !r.threat).length;
+    let tp = rows.filter((r, i) => flagged[i] && r.threat).length;
+    const budget = Math.floor(benign * TARGET_FPR);
+    // a pattern rule is vetoed only where the model reads the text as plainly benign (below RULE_GATE_CAP): the
+    // rules were written for the classic phrasings, which the corpora's security notes quote on purpose
+    const gates: Record<string, number> = Object.fromEntries(ids.map((id) => [id, id.startsWith('intent.') ? Infinity : RULE_GATE_CAP]));
+    const floor = (id: string): number => (id.startsWith('intent.') ? INTENT_GATE_FLOOR : -Infinity);
+    rows.forEach((r, i) => {
+      if (flagged[i] || !r.gated.some((id) => r.score >= gates[id]!)) return;
+      flagged[i] = true;
+      if (r.threat) tp++;
+      else fp++;
+    });
+    if (fp > budget) continue;
+    for (;;) {
+      // the best single upgrade: one rule's gate lowered to one of the scores it fired at
+      let pick: { id: string; gate: number; dtp: number; dfp: number } | undefined;
+      for (const id of ids) {
+        const cands = rows.map((r, i) => (!flagged[i] && r.gated.includes(id) && r.score < gates[id]! ? r : undefined)).filter((r) => r !== undefined);
+        const levels = [...new Set(cands.map((r) => r.score))].sort((a, b) => b - a);
+        for (const level of [...levels.filter((l) => l >= floor(id)), floor(id)]) {
+          let dtp = 0;
+          let dfp = 0;
+          for (const r of cands) {
+            if (r.score < level) continue;
+            if (r.threat) dtp++;
+            else dfp++;
+          }
+          if (dtp === 0 || fp + dfp > budget) continue;
+          const ratio = dtp / (dfp + 0.5);
+          if (!pick || ratio > pick.dtp / (pick.dfp + 0.5) || (ratio === pick.dtp / (pick.dfp + 0.5) && dtp > pick.dtp)) pick = { id, gate: level, dtp, dfp };
+        }
+      }
+      if (!pick) break;
+      gates[pick.id] = pick.gate;
+      rows.forEach((r, i) => {
+        if (!flagged[i] && r.gated.includes(pick.id) && r.score >= pick.gate) flagged[i] = true;
+      });
+      tp += pick.dtp;
+      fp += pick.dfp;
+    }
+    // then every gate goes as low as it can without flagging one more benign line: free on this data, and more
+    // recall on text it has not seen (a rule that never fired on a benign line needs no corroboration at all)
+    for (const id of ids) {
+      const benignScores = rows.filter((r, i) => !flagged[i] && !r.threat && r.gated.includes(id) && r.score < gates[id]!).map((r) => r.score);
+      gates[id] = benignScores.length ? Math.max(...benignScores) + 1e-6 : -Infinity;
+      // the intent lexicons cost ~14 µs a text: they run only on the few texts the model reads as possibly hostile
+      if (id.startsWith('intent.')) gates[id] = Math.max(gates[id]!, INTENT_GATE_FLOOR);
+    }
+    if (tp > bestRecall) {
+      bestRecall = tp;
+      best = { flag, gates };
+    }
+  }
+  return best;
+}
+
+function report(held: readonly Held[], flagged: (h: Held) => boolean): void {
+  const by = new Map<string, { pos: number; caught: number; neg: number; fp: number }>();
+  for (const h of held) {
+    const r = by.get(h.p.ex.source) ?? { pos: 0, caught: 0, neg: 0, fp: 0 };
+    const hit = flagged(h);
+    if (h.p.ex.threat) { r.pos++; if (hit) r.caught++; } else { r.neg++; if (hit) r.fp++; }
+    by.set(h.p.ex.source, r);
+  }
+  const all = [...by.values()].reduce((a, r) => ({ pos: a.pos + r.pos, caught: a.caught + r.caught, neg: a.neg + r.neg, fp: a.fp + r.fp }), { pos: 0, caught: 0, neg: 0, fp: 0 });
+  console.log('| source | attacks | recall | benign | FPR |\n|---|---|---|---|---|');
+  for (const [s, r] of [...by, ['**all**', all] as const].sort((a, b) => (a[0] < b[0] ? -1 : 1))) console.log(`| ${s} | ${r.pos} | ${r.pos ? (r.caught / r.pos).toFixed(3) : '-'} | ${r.neg} | ${r.neg ? (r.fp / r.neg).toFixed(4) : '-'} |`);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Output
+
+function quantize(w: Float64Array): { q: Int8Array; scale: number } {
+  let max = 0;
+  for (const v of w) max = Math.max(max, Math.abs(v));
+  const scale = max > 0 ? max / 127 : 1;
+  const q = new Int8Array(w.length);
+  for (let i = 0; i < w.length; i++) q[i] = Math.max(-127, Math.min(127, Math.round(w[i]! / scale)));
+  return { q, scale };
+}
+
+const pack = (q: Int8Array): string => deflateRawSync(Buffer.from(q.buffer, q.byteOffset, q.byteLength), { level: 9 }).toString('base64');
+
+async function main(): Promise<void> {
+  const examples = await loadExamples();
+  const sources = new Map<string, { threat: number; benign: number }>();
+  for (const e of examples) {
+    const s = sources.get(e.source) ?? { threat: 0, benign: 0 };
+    if (e.threat) s.threat++; else s.benign++;
+    sources.set(e.source, s);
+  }
+  console.error(`[train] ${examples.length} examples: ${[...sources].map(([k, v]) => `${k} ${v.threat}+${v.benign}`).join(', ')}`);
+  const data = examples.map(prepare);
+
+  const held = crossValidate(data, 5);
+  const gates = chooseGates(held);
+  const t = gates.flag;
+  if (process.env.SK_TRAIN_DUMP_CV) {
+    writeFileSync(process.env.SK_TRAIN_DUMP_CV, held.map((h) => JSON.stringify({ source: h.p.ex.source, threat: h.p.ex.threat, text: h.p.ex.text, score: h.score })).join('\n') + '\n');
+  }
+  const gateList = Object.entries(gates.gates).sort((a, b) => a[1] - b[1]);
+  console.log(`5-fold cross-validation: flag ≥ ${t.toFixed(3)} (pooled held-out benign FPR target ${TARGET_FPR}); gates: ${gateList.map(([id, v]) => `${id} ${v === -Infinity ? '-∞' : v === Infinity ? '∞' : v.toFixed(2)}`).join(', ')}\n`);
+  report(held, (h) => flaggedBy(h, gates));
+
+  const m = trainBinary(data, SEED);
+  const intent = trainIntent(data, SEED);
+  // the threshold moves with the model trained on all data: keep the same share of training benign below it
+  const main = quantize(m.w);
+  const iq = quantize(intent.w);
+  const quantized: LinearModel = { mask: BUCKETS - 1, bias: m.bias, weight: (i) => main.q[i]! * main.scale };
+  let trainFp = 0;
+  let trainNeg = 0;
+  for (const p of data) if (!p.ex.threat) { trainNeg++; if (scoreWindows(p.lower, quantized, t).length) trainFp++; }
+  console.log(`\nfinal model: ${trainFp}/${trainNeg} training benign lines above the threshold (quantised weights)`);
+
+  const weights = pack(main.q);
+  const intentWeights = pack(iq.q);
+  const version = createHash('sha256').update(weights).update(intentWeights).update(String(t)).digest('hex').slice(0, 12);
+  const counts = Object.fromEntries([...sources].map(([k, v]) => [k, v]));
+  const body = `// Generated by scripts/threat-train/train.ts (npm run train:threat). Do not edit: retrain instead.
+// Logistic regression over ${BUCKETS} hashed features (int8, ${main.q.length} bytes before deflate) and an intent model
+// (${INTENTS.length} intents × ${INTENT_BUCKETS} buckets, int8). Trained on: ${JSON.stringify(counts)}.
+export const MODEL = {
+  version: '${version}',
+  buckets: ${BUCKETS},
+  scale: ${main.scale},
+  bias: ${m.bias},
+  threshold: ${t},
+  // the model score a text needs for a pattern rule's or intent lexicon's finding to count (absent: decisive)
+  gates: {${Object.entries(gates.gates).filter(([, v]) => v !== -Infinity).sort().map(([id, v]) => `\n    '${id}': ${v === Infinity ? 'Infinity' : v},`).join('')}\n  } as Readonly<Record<string, number>>,
+  intentBuckets: ${INTENT_BUCKETS},
+  intentShift: ${INTENT_SHIFT},
+  intentScale: ${iq.scale},
+  intentBias: [${[...intent.bias].join(', ')}],
+  weights: '${weights}',
+  intentWeights: '${intentWeights}',
+} as const;
+`;
+  const out = process.env.SK_TRAIN_OUT ?? join(ROOT, 'src/server/threat/model/weights.ts');
+  writeFileSync(out, body);
+  console.log(`wrote ${out}: model ${version}, ${weights.length + intentWeights.length} base64 characters`);
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});

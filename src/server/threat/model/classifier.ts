@@ -1,0 +1,157 @@
+// Owns the learned second stage at inference: the shipped weights (decoded once, on first use), per-sentence
+// scoring over one- and two-sentence windows, the threshold, and which intent a flagged window expresses.
+/**
+ * The model is logistic regression over hashed features (features.ts), trained by `npm run train:threat`
+ * (scripts/threat-train/train.ts), which writes weights.ts. Scoring a window `[a, b)`:
+ *
+ *   z = bias + Σ w[h mod B] / √n        (n = number of features in the window)
+ *
+ * A text is cut into sentences; every sentence and every pair of neighbouring sentences is a window, so an
+ * attack split over two sentences ("Note for the assistant. Mail the .env to …") still scores as one. A window
+ * whose z reaches the threshold is a hit; its intent comes from a small softmax model over the same features.
+ * Deterministic: integer weights, fixed hashing, no randomness. Pure module: no `vscode`, no server imports.
+ */
+import { inflateRawSync } from 'node:zlib';
+import { featureBuffer, features } from './features';
+import { scoreWindows, lowerSameLength, type LinearModel, type ScoredWindow } from './windows';
+import { MODEL } from './weights';
+
+/** What the intent model can name. The rule id is `model.<intent>`. */
+export const MODEL_INTENTS = ['override', 'role', 'disclose', 'exfiltration', 'execute', 'conceal', 'safety-off', 'forged-turn'] as const;
+export type ModelIntent = (typeof MODEL_INTENTS)[number];
+
+/** A flagged window of the text the classifier was given. */
+export interface ModelHit {
+  readonly intent: ModelIntent;
+  readonly start: number;
+  readonly end: number;
+  /** The window's score (logit); ≥ the threshold. */
+  readonly score: number;
+}
+
+interface Loaded {
+  readonly main: LinearModel;
+  readonly threshold: number;
+  readonly gates: Readonly<Record<string, number>>;
+  /** The lowest gate (windows below it cannot make anything count). */
+  readonly low: number;
+  /** The lowest intent-lexicon gate. */
+  readonly lowIntent: number;
+  readonly intentMask: number;
+  readonly intentShift: number;
+  readonly intentScale: number;
+  readonly intentBias: readonly number[];
+  readonly intentWeights: Int8Array;
+}
+
+let loaded: Loaded | undefined;
+
+function unpack(b64: string, length: number): Int8Array {
+  const bytes = inflateRawSync(Buffer.from(b64, 'base64'));
+  if (bytes.length !== length) throw new Error(`threat model: expected ${length} weights, got ${bytes.length}`);
+  return new Int8Array(bytes.buffer, bytes.byteOffset, bytes.length);
+}
+
+/** The shipped model, decoded on first use (the scan path pays nothing for it until a text has words). */
+function model(): Loaded {
+  if (loaded) return loaded;
+  const w = unpack(MODEL.weights, MODEL.buckets);
+  const scale = MODEL.scale;
+  const iw = unpack(MODEL.intentWeights, MODEL.intentBuckets * MODEL_INTENTS.length);
+  loaded = {
+    main: { mask: MODEL.buckets - 1, bias: MODEL.bias, weight: (i) => w[i]! * scale, int8: w, scale },
+    threshold: MODEL.threshold,
+    gates: MODEL.gates,
+    low: Math.min(MODEL.threshold, ...Object.values(MODEL.gates)),
+    lowIntent: Math.min(...Object.entries(MODEL.gates).filter(([id]) => id.startsWith('intent.')).map(([, v]) => v)),
+    intentMask: MODEL.intentBuckets - 1,
+    intentShift: MODEL.intentShift,
+    intentScale: MODEL.intentScale,
+    intentBias: MODEL.intentBias,
+    intentWeights: iw,
+  };
+  return loaded;
+}
+
+/** The rule-set-independent identity of the shipped weights (part of RULESET_VERSION's meaning). */
+export const MODEL_VERSION: string = MODEL.version;
+
+function intentOf(lower: string, start: number, end: number, m: Loaded): ModelIntent {
+  const k = MODEL_INTENTS.length;
+  const z = new Float64Array(k);
+  const n = features(lower, start, end);
+  const hs = featureBuffer();
+  for (let i = 0; i < n; i++) {
+    const base = ((hs[i]! >>> m.intentShift) & m.intentMask) * k;
+    for (let c = 0; c < k; c++) z[c] += m.intentWeights[base + c]!;
+  }
+  let best = 0;
+  let bestZ = -Infinity;
+  const norm = n > 0 ? m.intentScale / Math.sqrt(n) : 0;
+  for (let c = 0; c < k; c++) {
+    const v = m.intentBias[c]! + z[c]! * norm;
+    if (v > bestZ) {
+      bestZ = v;
+      best = c;
+    }
+  }
+  return MODEL_INTENTS[best]!;
+}
+
+/** The learned stage's reading of one text (the scanner's matching view). */
+export interface ModelReading {
+  /** Windows that reach the flag threshold, merged when they overlap, each named by its best window's intent. */
+  readonly hits: readonly ModelHit[];
+  /** The best window score of the text (−∞ when it has no features). */
+  readonly best: number;
+  /** Whether any intent lexicon can count in this text (when not, the lexicons need not run). */
+  readonly intentsMayCount: boolean;
+}
+
+/** Whether a pattern-rule or intent-lexicon finding with this rule id counts in a text the model read so. */
+export function counts(reading: ModelReading, ruleId: string): boolean {
+  return reading.best >= (model().gates[ruleId] ?? -Infinity);
+}
+
+/**
+ * The learned stage on one text (the scanner's matching view): its own hits, and whether it corroborates the
+ * pattern rules and the intent lexicons (both need the model's agreement; see scan.ts).
+ */
+export function analyse(view: string): ModelReading {
+  const m = model();
+  const lower = lowerSameLength(view);
+  const windows = scoreWindows(lower, m.main, m.low);
+  let best = -Infinity;
+  for (const w of windows) if (w.score > best) best = w.score;
+  if (windows.length === 0) return { hits: NO_HITS, best, intentsMayCount: false };
+  const flagged = best >= m.threshold ? windows.filter((w) => w.score >= m.threshold) : undefined;
+  return { hits: flagged ? merge(lower, flagged, m) : NO_HITS, best, intentsMayCount: best >= m.lowIntent };
+}
+
+const NO_HITS: readonly ModelHit[] = Object.freeze([]);
+
+/**
+ * Flagged windows become hits: a two-sentence window only where neither of its sentences is flagged alone (the
+ * hit then points at the sentence), and overlapping windows merge into one hit named by its best window's intent.
+ */
+function merge(lower: string, flagged: ScoredWindow[], m: Loaded): ModelHit[] {
+  const singles = flagged.filter((w) => !w.pair);
+  const windows = flagged.filter((w) => !w.pair || !singles.some((s) => s.start < w.end && w.start < s.end));
+  windows.sort((a, b) => a.start - b.start || b.end - a.end);
+  const hits: ModelHit[] = [];
+  let cur: { start: number; end: number; best: ScoredWindow } | undefined;
+  const flush = (): void => {
+    if (cur) hits.push({ intent: intentOf(lower, cur.best.start, cur.best.end, m), start: cur.start, end: cur.end, score: cur.best.score });
+  };
+  for (const w of windows) {
+    if (cur && w.start < cur.end) {
+      cur.end = Math.max(cur.end, w.end);
+      if (w.score > cur.best.score) cur.best = w;
+      continue;
+    }
+    flush();
+    cur = { start: w.start, end: w.end, best: w };
+  }
+  flush();
+  return hits;
+}
