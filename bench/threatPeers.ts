@@ -57,9 +57,9 @@ const MIN_TIMED_MS = 200;
 export function defaultPeerSets(): PeerSet[] {
   const root = resolve(__dirname, '..');
   return [
-    { name: 'threat-blind/set1.jsonl', path: resolve(root, 'test/fixtures/threat-blind/set1.jsonl') },
-    { name: 'threat-blind/set2.jsonl', path: resolve(root, 'test/fixtures/threat-blind/set2.jsonl') },
-    { name: 'dev.jsonl', path: resolve(root, '../shared/threat-eval/dev.jsonl') },
+    { name: 'threat-blind/set1.jsonl — ours trained on it (in-sample)', path: resolve(root, 'test/fixtures/threat-blind/set1.jsonl') },
+    { name: 'threat-blind/set2.jsonl — held out (never trained or tuned on)', path: resolve(root, 'test/fixtures/threat-blind/set2.jsonl') },
+    { name: 'dev.jsonl — ours trained on it (in-sample)', path: resolve(root, '../shared/threat-eval/dev.jsonl') },
   ];
 }
 

@@ -25,6 +25,7 @@ import { findIntents } from '../../src/server/threat/intent/intent';
 import { normalizeForMatching } from '../../src/server/threat/normalize';
 import { RULES_BY_ID } from '../../src/server/threat/rules';
 import { scanText } from '../../src/server/threat/threatScanner';
+import { seededRandom } from '../../test/helpers/hostile';
 
 const ROOT = resolve(process.cwd());
 const BUCKET_BITS = 18;
@@ -75,9 +76,9 @@ function readJsonl(path: string): Record<string, unknown>[] {
 }
 
 /** Training corpora written for the learned stage ({text,label,intent,lang} lines). */
-const CORPUS_DIRS = ['scripts/threat-train/corpus', 'scripts/threat-train/corpus2'];
+const CORPUS_DIRS = ['scripts/threat-train/corpus', 'scripts/threat-train/corpus2', 'scripts/threat-train/corpus3'];
 /** Labelled eval-format files ({text,label,bucket}) that may train the model (never a set still blind). */
-const EVAL_FORMAT_SOURCES = ['scripts/threat-train/data/dev.jsonl', 'test/fixtures/threat-extra.jsonl', 'test/fixtures/threat-blind/set1.jsonl'];
+const EVAL_FORMAT_SOURCES = ['scripts/threat-train/data/dev.jsonl', 'scripts/threat-train/data/own-text.jsonl', 'test/fixtures/threat-extra.jsonl', 'test/fixtures/threat-blind/set1.jsonl'];
 
 async function loadExamples(): Promise<Example[]> {
   const out: Example[] = [];
@@ -146,17 +147,6 @@ function prepare(ex: Example): Prepared {
 // ---------------------------------------------------------------------------------------------------------
 // Binary logistic regression (Adagrad)
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function shuffle<T>(xs: T[], rnd: () => number): T[] {
   for (let i = xs.length - 1; i > 0; i--) {
     const j = Math.floor(rnd() * (i + 1));
@@ -221,7 +211,7 @@ function bestWindow(m: Binary, p: Prepared): Int32Array {
 
 function trainBinary(data: readonly Prepared[], seed: number): Binary {
   const m = new Binary();
-  const rnd = mulberry32(seed);
+  const rnd = seededRandom(seed);
   const pos = data.filter((p) => p.ex.threat).length;
   const neg = data.length - pos;
   const wPos = data.length / (2 * Math.max(1, pos));
@@ -253,7 +243,7 @@ function trainIntent(data: readonly Prepared[], seed: number): { w: Float64Array
   const g = new Float64Array(INTENT_BUCKETS * k);
   const bias = new Float64Array(k);
   const gb = new Float64Array(k);
-  const rnd = mulberry32(seed ^ 0x5bd1e995);
+  const rnd = seededRandom(seed ^ 0x5bd1e995);
   const rows = data.filter((p) => p.ex.threat && p.ex.intent);
   const idx = (h: number): number => ((h >>> INTENT_SHIFT) & (INTENT_BUCKETS - 1)) * k;
   const z = new Float64Array(k);

@@ -175,6 +175,20 @@ export function containsEnvelopeMarker(text: string): boolean {
  * without one is returned unchanged (the same string). Idempotent.
  */
 export function gateForEnvelope(text: string): string {
+  // Escaping a bracket can join what it separated into a new marker-like run ("<<<END_untrusted>" before a
+  // look-alike "<knowledge-untrusted>": once the `>` is `›`, the skeleton reads "<<<END…UNTRUSTED…KNOWLEDGE"),
+  // so gate again until nothing changes. Each pass only turns brackets into ‹ ›: it ends; past 8 passes every
+  // angle bracket goes.
+  let current = text;
+  for (let pass = 0; pass < 8; pass++) {
+    const next = gateOnce(current);
+    if (next === current) return current;
+    current = next;
+  }
+  return current.replace(/</g, '\u2039').replace(/>/g, '\u203a');
+}
+
+function gateOnce(text: string): string {
   const found = markerRuns(text);
   if (!found || found.runs.length === 0) return text;
   const { sk, runs } = found;
