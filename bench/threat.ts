@@ -262,7 +262,7 @@ export async function runThreatBench(): Promise<void> {
   const root = resolve(__dirname, '..');
   // Which sets the learned stage trained on (scripts/threat-train/train.ts): their figures are in-sample.
   const sets: Array<[string, string, string]> = [
-    ['dev.jsonl', resolve(root, '../shared/threat-eval/dev.jsonl'), 'yes (in-sample)'],
+    ['dev.jsonl', resolve(root, 'scripts/threat-train/data/dev.jsonl'), 'yes (in-sample)'],
     ['threat-extra.jsonl', resolve(root, 'test/fixtures/threat-extra.jsonl'), 'yes (in-sample)'],
     ['threat-blind/set1.jsonl', resolve(root, 'test/fixtures/threat-blind/set1.jsonl'), 'yes, after its first score (in-sample)'],
     ['threat-blind/set2.jsonl', resolve(root, 'test/fixtures/threat-blind/set2.jsonl'), 'no (held out)'],

@@ -6,8 +6,8 @@
  *
  * Scoring is the one of src/server/threat/evaluate.ts and /work/shared/threat-eval/score.mjs: headline recall
  * over threat lines except bucket `paraphrase_stretch` and `policy: true` lines (both shown apart), FPR over
- * benign lines. `evaluate()` calls scanText itself, so the scoring here takes a flag function instead, and
- * ours comes in as a parameter (`oursFlag` by default) so a later second stage is measured by passing it.
+ * benign lines: `evaluate()` with each scanner as its judge. Ours comes in as a parameter (`oursFlag` by
+ * default, both stages).
  *
  * Peers, each asked "would you flag this text?":
  * - agent-threat-rules (ATR, v4): `new ATREngine({ lane })`, `loadRules()` (the bundled YAML rules), then
@@ -26,7 +26,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseLabelled, type LabelledLine } from '../src/server/threat/evaluate';
+import { evaluate, parseLabelled } from '../src/server/threat/evaluate';
 import { scanText } from '../src/server/threat/threatScanner';
 
 /** Would this scanner flag the text? */
@@ -49,7 +49,6 @@ interface Scanner {
   timingCap?: number;
 }
 
-const STRETCH = 'paraphrase_stretch';
 const ATR_TIMING_CAP = 100;
 const MIN_TIMED_MS = 200;
 
@@ -59,7 +58,7 @@ export function defaultPeerSets(): PeerSet[] {
   return [
     { name: 'threat-blind/set1.jsonl — ours trained on it (in-sample)', path: resolve(root, 'test/fixtures/threat-blind/set1.jsonl') },
     { name: 'threat-blind/set2.jsonl — held out (never trained or tuned on)', path: resolve(root, 'test/fixtures/threat-blind/set2.jsonl') },
-    { name: 'dev.jsonl — ours trained on it (in-sample)', path: resolve(root, '../shared/threat-eval/dev.jsonl') },
+    { name: 'dev.jsonl — ours trained on it (in-sample)', path: resolve(root, 'scripts/threat-train/data/dev.jsonl') },
   ];
 }
 
@@ -101,29 +100,6 @@ function peers(): Promise<Scanner[]> {
   return peersPromise;
 }
 
-interface Score {
-  headline: { n: number; caught: number };
-  benign: { n: number; flagged: number };
-  stretch: { n: number; caught: number };
-  policy: { n: number; caught: number };
-}
-
-function score(lines: readonly LabelledLine[], flag: Flagger): Score {
-  const s: Score = { headline: { n: 0, caught: 0 }, benign: { n: 0, flagged: 0 }, stretch: { n: 0, caught: 0 }, policy: { n: 0, caught: 0 } };
-  for (const line of lines) {
-    const hit = flag(line.text) ? 1 : 0;
-    if (line.label === 'benign') {
-      s.benign.n++;
-      s.benign.flagged += hit;
-    } else {
-      const b = line.policy ? s.policy : line.bucket === STRETCH ? s.stretch : s.headline;
-      b.n++;
-      b.caught += hit;
-    }
-  }
-  return s;
-}
-
 /** Items per second over `texts`, after the caller's warm-up; passes repeated until MIN_TIMED_MS (at least one). */
 function itemsPerSecond(texts: readonly string[], flag: Flagger, minMs: number): number {
   let items = 0;
@@ -157,7 +133,7 @@ export async function runThreatPeersBench(sets: PeerSet[], ours: Flagger = oursF
     console.log('|---|---|---|---|---|---|');
     let anyCapped = false;
     for (const sc of scanners) {
-      const s = score(lines, sc.flag); // also the warm-up pass for the timing below
+      const s = evaluate(lines, (text) => (sc.flag(text) ? [sc.name] : [])); // also the warm-up pass for the timing below
       const timed = sc.timingCap !== undefined && sc.timingCap < texts.length ? texts.slice(0, sc.timingCap) : texts;
       const ips = itemsPerSecond(timed, sc.flag, sc.timingCap !== undefined ? 0 : MIN_TIMED_MS);
       const onePass = sc.timingCap !== undefined;

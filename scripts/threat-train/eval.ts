@@ -8,9 +8,10 @@
  * --results writes that script's input format so its own figures can be produced too.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { evaluate, parseLabelled, type LabelledLine } from '../../src/server/threat/evaluate';
 import { scanKnowledgeText } from '../../src/server/threat/scanForBlock';
 
-interface Line { id: string; text: string; label: 'threat' | 'benign'; bucket: string; policy?: boolean; lang?: string }
+type Line = LabelledLine & { readonly lang?: string };
 
 const args = process.argv.slice(2);
 const list = args.includes('--list');
@@ -21,38 +22,27 @@ const files = args.filter((a, i) => !a.startsWith('--') && (ri < 0 || i !== ri +
 const pct = (k: number, n: number): string => (n ? (k / n).toFixed(3) : '-');
 const results: string[] = [];
 for (const file of files) {
-  const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Line);
-  const by = new Map<string, { n: number; k: number }>();
-  const add = (key: string, hit: boolean): void => {
-    const r = by.get(key) ?? { n: 0, k: 0 };
-    r.n++;
-    if (hit) r.k++;
-    by.set(key, r);
-  };
-  const misses: string[] = [];
-  const fps: string[] = [];
-  let hn = 0, hk = 0, bn = 0, bk = 0;
+  const lines = parseLabelled(readFileSync(file, 'utf8')) as Line[];
+  // what every read judges (both stages and look-alike closers), once per line
+  const rulesOf = new Map(lines.map((l) => [l.id, [...new Set(scanKnowledgeText(l.text).map((f) => f.ruleId))]]));
+  const byText = new Map(lines.map((l) => [l.text, rulesOf.get(l.id)!]));
+  const s = evaluate(lines, (text) => byText.get(text) ?? []);
+  for (const l of lines) results.push(JSON.stringify({ id: l.id, flagged: rulesOf.get(l.id)!.length > 0, rules: rulesOf.get(l.id) }));
+  const byLang = new Map<string, { n: number; k: number }>();
   for (const l of lines) {
-    const findings = scanKnowledgeText(l.text);
-    const flagged = findings.length > 0;
-    results.push(JSON.stringify({ id: l.id, flagged, rules: [...new Set(findings.map((f) => f.ruleId))] }));
-    add(`${l.label} ${l.bucket}`, flagged);
-    add(`${l.label} lang=${l.lang ?? 'en'}`, flagged);
-    if (l.label === 'benign') {
-      bn++;
-      if (flagged) { bk++; fps.push(`${l.id} [${l.bucket}] ${JSON.stringify(l.text).slice(0, 200)} <- ${[...new Set(findings.map((f) => f.ruleId))].join(',')}`); }
-    } else if (!l.policy && l.bucket !== 'paraphrase_stretch') {
-      hn++;
-      if (flagged) hk++;
-      else misses.push(`${l.id} [${l.bucket}] ${JSON.stringify(l.text).slice(0, 200)}`);
-    }
+    const key = `${l.label} lang=${l.lang ?? 'en'}`;
+    const r = byLang.get(key) ?? { n: 0, k: 0 };
+    r.n++;
+    if (rulesOf.get(l.id)!.length > 0) r.k++;
+    byLang.set(key, r);
   }
   console.log(`\n## ${file}\n\n| group | n | flagged | share |\n|---|---|---|---|`);
-  for (const [k, v] of [...by].sort()) console.log(`| ${k} | ${v.n} | ${v.k} | ${pct(v.k, v.n)} |`);
-  console.log(`\nheadline recall=${pct(hk, hn)} (${hk}/${hn}) fpr=${pct(bk, bn)} (${bk}/${bn})`);
+  for (const b of s.buckets) console.log(`| ${b.bucket} | ${b.n} | ${b.flagged} | ${pct(b.flagged, b.n)} |`);
+  for (const [k, v] of [...byLang].sort()) console.log(`| ${k} | ${v.n} | ${v.k} | ${pct(v.k, v.n)} |`);
+  console.log(`\nheadline recall=${pct(s.headline.caught, s.headline.n)} (${s.headline.caught}/${s.headline.n}) fpr=${pct(s.benign.flagged, s.benign.n)} (${s.benign.flagged}/${s.benign.n})`);
   if (list) {
-    console.log('\n### false positives\n' + fps.join('\n'));
-    console.log('\n### missed headline threats\n' + misses.join('\n'));
+    console.log('\n### false positives\n' + s.falsePositives.map((f) => `${f.line.id} [${f.line.bucket}] ${JSON.stringify(f.line.text).slice(0, 200)} <- ${f.rules.join(',')}`).join('\n'));
+    console.log('\n### missed headline threats\n' + s.missed.map((m) => `${m.id} [${m.bucket}] ${JSON.stringify(m.text).slice(0, 200)}`).join('\n'));
   }
 }
 if (resultsPath) writeFileSync(resultsPath, results.join('\n') + '\n');

@@ -25,7 +25,7 @@ const opt = (name: string, dflt: string): string => {
   return i >= 0 && args[i + 1] ? args[i + 1]! : dflt;
 };
 const root = resolve(import.meta.dirname, '../..');
-const devPath = opt('--dev', '/work/shared/threat-eval/dev.jsonl');
+const devPath = opt('--dev', join(root, 'scripts/threat-train/data/dev.jsonl'));
 const corpusDir = opt('--corpus', join(root, 'scripts/threat-train/corpus'));
 const showFp = args.includes('--show-fp');
 const showFn = args.includes('--show-fn');

@@ -40,7 +40,13 @@ export function parseLabelled(jsonl: string): LabelledLine[] {
     .map((l) => JSON.parse(l) as LabelledLine);
 }
 
-export function evaluate(lines: readonly LabelledLine[]): EvalScore {
+/** What a scanner says of one text: the rule ids that fired (none: not flagged). */
+export type Judge = (text: string) => readonly string[];
+
+const ours: Judge = (text) => scanText(text).map((f) => f.ruleId);
+
+/** Scores `judge` (by default this scanner, both stages) on labelled lines. */
+export function evaluate(lines: readonly LabelledLine[], judge: Judge = ours): EvalScore {
   const buckets = new Map<string, { n: number; flagged: number }>();
   const missed: LabelledLine[] = [];
   const falsePositives: Array<{ line: LabelledLine; rules: string[] }> = [];
@@ -49,8 +55,8 @@ export function evaluate(lines: readonly LabelledLine[]): EvalScore {
   const s = { n: 0, caught: 0 };
   const p = { n: 0, caught: 0 };
   for (const line of lines) {
-    const findings = scanText(line.text);
-    const flagged = findings.length > 0;
+    const rules = judge(line.text);
+    const flagged = rules.length > 0;
     const key = `${line.label}:${line.bucket}${line.policy ? ' (policy)' : ''}`;
     const bucket = buckets.get(key) ?? { n: 0, flagged: 0 };
     bucket.n++;
@@ -60,7 +66,7 @@ export function evaluate(lines: readonly LabelledLine[]): EvalScore {
       b.n++;
       if (flagged) {
         b.flagged++;
-        falsePositives.push({ line, rules: [...new Set(findings.map((f) => f.ruleId))] });
+        falsePositives.push({ line, rules: [...new Set(rules)] });
       }
     } else if (line.policy) {
       p.n++;
