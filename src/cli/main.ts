@@ -9,6 +9,7 @@ import { KnowledgeCore } from '../server/knowledgeCore';
 import type { Stats } from '../shared/schemas';
 import { scannedWorkspaceRoots } from './roots';
 import { runScan, type ScanHooks } from './scan';
+import { AgentUsageError, runClaudeCodeHook, runHookSetup, runPins } from './agents';
 
 export interface CliIo {
   stdout: (s: string) => void;
@@ -28,6 +29,14 @@ Usage:
       prints findings like a linter (file:line:col rule-id message). Exit 1 when something is flagged,
       0 when clean, 2 on bad input. --jsonl reads {"id","text"} lines and writes one result line each.
       Run session-knowledge scan --help for details.
+  session-knowledge pin PATH... | unpin PATH... | pins [--workspace DIR]
+      The agent pins (.knowledge/pins.json): what Claude Code, the MCP server and Copilot's instruction file
+      carry. Secrets and files outside the workspace are refused (exit 1).
+  session-knowledge hook claude-code [--budget-tokens N]
+      Claude Code's SessionStart / UserPromptSubmit hook: reads the hook input on stdin, prints the block when
+      the session is owed it. Never blocks a prompt: on bad input it prints nothing and exits 0.
+  session-knowledge hook install claude-code | hook uninstall claude-code [--workspace DIR]
+      Adds (removes) the two hook entries in .claude/settings.local.json, keeping every other setting.
   session-knowledge --help | --version
 
 Options:
@@ -133,11 +142,21 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         return await stats(rest, io);
       case 'scan':
         return await runScan(rest, io, await reviewsFor(rest, io.cwd));
+      case 'pin':
+      case 'unpin':
+      case 'pins':
+        return await runPins(command, rest, io, defaultStoragePath());
+      case 'hook': {
+        const [sub, ...more] = rest;
+        if (sub === 'claude-code') return await runClaudeCodeHook(more, io, defaultStoragePath());
+        if (sub === 'install' || sub === 'uninstall') return await runHookSetup(sub, more, io, resolve(process.argv[1] ?? 'session-knowledge'));
+        throw new UsageError('hook takes: claude-code | install claude-code | uninstall claude-code');
+      }
       default:
         throw new UsageError(`unknown command ${command}`);
     }
   } catch (err) {
-    if (err instanceof UsageError) {
+    if (err instanceof UsageError || err instanceof AgentUsageError) {
       io.stderr(`session-knowledge: ${err.message}\nRun session-knowledge --help for usage.\n`);
       return 2;
     }

@@ -18,6 +18,8 @@ import { RULESET_VERSION, type ThreatFinding } from './threat/threatScanner';
 import { ReviewStore, type Review } from './review/reviewStore';
 import { contentRevision } from './notes/noteIndex';
 import { readFile } from 'node:fs/promises';
+import { AgentPinsStore } from './agents/agentPins';
+import type { CompiledBlock } from './delivery/knowledgeBlock';
 
 export interface CoreOptions {
   workspaceFolder: string | null;
@@ -35,6 +37,11 @@ export interface CoreOptions {
   memoryWaitMs?: number;
   /** Tests: called after each session file the split of an old sessions.json writes. */
   onMigrateProgress?: (written: number, total: number) => void;
+  /**
+   * Where the sessions index lives, when not in global storage: agents outside VS Code (Claude Code's hook, the
+   * MCP server) keep their sessions in the per-user state folder (`agents/agentSessions.ts`).
+   */
+  sessionsIndexPath?: string;
 }
 
 export const DEFAULT_BUDGET_TOKENS = 8000;
@@ -46,6 +53,8 @@ export class KnowledgeCore {
   readonly reviews: ReviewStore | null;
   /** Null when the flag is unset: memory does not exist. */
   readonly memory: MemoryService | null;
+  /** `.knowledge/pins.json`: what agents outside `@knowledge` carry (null without a folder). */
+  readonly agentPins: AgentPinsStore | null;
   private readonly scan: ScanFn;
   private readonly flags = new Map<string, { revision: string; rules: string[] }>();
   private readonly problems: StoreProblem[] = [];
@@ -53,12 +62,13 @@ export class KnowledgeCore {
   constructor(readonly options: CoreOptions) {
     this.notes = options.workspaceFolder ? new NoteIndex(options.workspaceFolder) : null;
     this.sessions = new SessionStore({
-      indexPath: sessionsPath(options.globalStoragePath, options.workspaceFolder),
+      indexPath: options.sessionsIndexPath ?? sessionsPath(options.globalStoragePath, options.workspaceFolder),
       onProblem: (p) => this.problem(p),
       ...(options.onMigrateProgress ? { onMigrateProgress: options.onMigrateProgress } : {}),
     });
     this.scan = options.scan ?? defaultScan;
     this.reviews = options.workspaceFolder ? new ReviewStore(options.workspaceFolder, (p) => this.problem(p)) : null;
+    this.agentPins = options.workspaceFolder ? new AgentPinsStore(options.workspaceFolder, (p) => this.problem(p)) : null;
     this.memory = options.memoryEnabled
       ? new MemoryService({
           workspaceFolder: options.workspaceFolder,
@@ -206,6 +216,42 @@ export class KnowledgeCore {
 
   async getDraftPins(): Promise<string[]> {
     return (await this.sessions.loadIndex()).draftPins;
+  }
+
+  /**
+   * What an agent process needs before it can deliver: sessions and reviews (verdicts), not the note index or a
+   * judgement of every file. A hook runs on every prompt; it reads only what it sends.
+   */
+  async loadForAgents(): Promise<void> {
+    const results = await Promise.allSettled([this.sessions.open(), this.reviews?.load()]);
+    for (const r of results) {
+      if (r.status === 'rejected') this.problem({ source: 'agents', path: this.sessions.indexPath, message: `Could not load: ${(r.reason as Error)?.message ?? String(r.reason)}`, at: new Date().toISOString() });
+    }
+  }
+
+  /** The agent pins, read from `.knowledge/pins.json` now; pins the policy refuses are left out. */
+  async getAgentPins(): Promise<string[]> {
+    return this.agentPins ? (await this.agentPins.read()).pins : [];
+  }
+
+  /** Adds and removes agent pins atomically. Refuses secrets and outside files, as every pin. */
+  async updateAgentPins(add: readonly string[], remove: readonly string[]): Promise<UpdateDraftPinsResult> {
+    if (!this.agentPins) return { pins: [], refused: add.map((pin) => ({ pin, reason: 'no workspace folder is open' })) };
+    return this.agentPins.update(add, remove);
+  }
+
+  /**
+   * The block an agent gets: for the agent pins, or for `pins` when given (validated like every pin: a refused
+   * pin throws a SessionError naming it). Scanned now; flagged items withheld.
+   */
+  async compileAgentBlock(pins?: readonly string[], budgetTokens?: number): Promise<CompiledBlock> {
+    const ids = pins ? this.sessionService.normalizePins(pins) : await this.getAgentPins();
+    return this.sessionService.compile(ids, budgetTokens);
+  }
+
+  /** Delivery to an agent session at one of its moments, over the agent pins (see `SessionService.deliverToAgent`). */
+  async deliverToAgent(sessionKey: string, moment: 'start' | 'compact' | 'prompt', budgetTokens?: number, label?: string): ReturnType<SessionService['deliverToAgent']> {
+    return this.sessionService.deliverToAgent(sessionKey, await this.getAgentPins(), moment, budgetTokens, label);
   }
 
   async stats(): Promise<Stats> {

@@ -208,6 +208,37 @@ export class SessionService {
     });
   }
 
+  /**
+   * Delivery to an agent outside VS Code's chat (a Claude Code hook, the MCP server) at one of its moments.
+   * The session `key` is created on first sight with `pins` (already normalised: the agent pins), and follows
+   * them when they change. Answers the text to send ('' when nothing is owed) and `commit`, which records the
+   * delivery: call it only after the text was handed to the agent, so a failed write re-sends next time.
+   *
+   * - `start`: a new, resumed or cleared session — the whole block;
+   * - `compact`: the session lost its history — the whole block again;
+   * - `prompt`: the block only when owed (first delivery, or a pinned item's revision or verdict changed).
+   */
+  async deliverToAgent(key: string, pins: readonly string[], moment: 'start' | 'compact' | 'prompt', budgetTokens?: number, label = 'agent'): Promise<{ text: string; block: CompiledBlock; commit: () => Promise<void> }> {
+    const ids = [...pins];
+    const session = (await this.deps.store.update(key, (current) => {
+      if (current && current.project_context_pins.length === ids.length && current.project_context_pins.every((p, i) => p === ids[i])) return undefined;
+      return current
+        ? { ...current, project_context_pins: ids }
+        : { key, createdAt: new Date().toISOString(), project_context_pins: ids, knowledge_context_delivered: null, deliveredAt: null, origin: 'api', label, pinned_messages: [], results: [] };
+    })) ?? (await this.get(key));
+    const block = await this.compile(session.project_context_pins, budgetTokens, key);
+    const owed = moment !== 'prompt' || block.signature !== (session.knowledge_context_delivered ?? '');
+    const text = owed ? block.text : '';
+    return {
+      text,
+      block,
+      commit: async () => {
+        if (text === '' && moment === 'prompt') return;
+        await this.markDelivered(key, block.signature);
+      },
+    };
+  }
+
   /** Claims a scheduled prompt's slot; exactly one caller across processes gets `claimed: true`. */
   async claimScheduledRun(name: string, slot: string, pins: readonly string[]): Promise<{ claimed: boolean; key: string }> {
     const ids = this.normalizePins(pins);

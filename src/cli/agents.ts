@@ -1,0 +1,165 @@
+/**
+ * The agent commands of `session-knowledge`: agent pins (`pin`, `unpin`, `pins`), Claude Code's hook
+ * (`hook claude-code`, `hook install claude-code`, `hook uninstall claude-code`). Each one opens the same core
+ * as the language server (`KnowledgeCore`) on one workspace.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { KnowledgeCore } from '../server/knowledgeCore';
+import { agentSessionsPath, claudeCodeSessionKey } from '../server/agents/agentSessions';
+import { hookCommand, installClaudeCodeHook, uninstallClaudeCodeHook } from '../server/agents/claudeSettings';
+import { MEMORY_FLAG, parseMemoryFlag } from '../shared/flag';
+import { findWorkspaceRoot } from './roots';
+
+export interface AgentIo {
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
+  stdin: NodeJS.ReadableStream;
+  cwd: string;
+}
+
+export class AgentUsageError extends Error {}
+
+/**
+ * Tokens of the block a Claude Code hook prints, by default. Claude Code keeps hook output of up to 10,000
+ * characters whole and replaces longer output with a preview; at ~4 characters a token, 2,400 tokens stay under.
+ */
+export const HOOK_BUDGET_TOKENS = 2400;
+
+/** The workspace a command works on: `--workspace DIR`, else the nearest folder holding `.knowledge/`, else cwd. */
+function workspaceOf(opt: string | undefined, cwd: string): string {
+  const dir = opt ? resolve(cwd, opt) : (findWorkspaceRoot(cwd) ?? resolve(cwd));
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new AgentUsageError(`--workspace ${dir} is not a folder`);
+  return dir;
+}
+
+function splitArgs(args: readonly string[], values: readonly string[]): { positional: string[]; opts: Map<string, string> } {
+  const positional: string[] = [];
+  const opts = new Map<string, string>();
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (values.includes(a)) {
+      const v = args[++i];
+      if (v === undefined || v.startsWith('--')) throw new AgentUsageError(`${a} needs a value`);
+      opts.set(a, v);
+    } else if (a.startsWith('--')) throw new AgentUsageError(`unknown option ${a}`);
+    else positional.push(a);
+  }
+  return { positional, opts };
+}
+
+export function openCore(workspace: string, storage: string, extra: { sessionsIndexPath?: string } = {}): KnowledgeCore {
+  return new KnowledgeCore({
+    workspaceFolder: workspace,
+    globalStoragePath: storage,
+    memoryEnabled: parseMemoryFlag(process.env[MEMORY_FLAG]).present,
+    ...extra,
+  });
+}
+
+/** `pin PATH…`, `unpin PATH…`, `pins`: the agent pins of `.knowledge/pins.json`. Exit 1 when a pin was refused. */
+export async function runPins(command: 'pin' | 'unpin' | 'pins', args: readonly string[], io: AgentIo, storage: string): Promise<number> {
+  const { positional, opts } = splitArgs(args, ['--workspace']);
+  const workspace = workspaceOf(opts.get('--workspace'), io.cwd);
+  if (command !== 'pins' && positional.length === 0) throw new AgentUsageError(`${command} needs at least one PATH`);
+  const core = openCore(workspace, storage);
+  // Paths are given relative to where the command runs; pins are workspace-relative.
+  const paths = positional.map((p) => resolve(io.cwd, p));
+  const result =
+    command === 'pin' ? await core.updateAgentPins(paths, []) : command === 'unpin' ? await core.updateAgentPins([], paths) : { pins: await core.getAgentPins(), refused: [] };
+  for (const r of result.refused) io.stderr(`session-knowledge: not pinned: ${r.reason}\n`);
+  io.stdout(result.pins.length === 0 ? 'No agent pins. Pin with: session-knowledge pin PATH…\n' : `${result.pins.join('\n')}\n`);
+  return result.refused.length > 0 ? 1 : 0;
+}
+
+/** Claude Code's hook input (the fields we use; the rest is ignored). */
+const HookInputSchema = z.looseObject({
+  session_id: z.string().min(1).max(200),
+  cwd: z.string().min(1).optional(),
+  hook_event_name: z.string(),
+  source: z.string().optional(),
+  prompt: z.string().optional(),
+});
+
+async function readAll(stream: NodeJS.ReadableStream, limitBytes: number, timeoutMs: number): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const timer = setTimeout(() => reject(new Error(`no hook input on stdin within ${timeoutMs} ms`)), timeoutMs);
+    stream.on('data', (c: Buffer | string) => {
+      const b = typeof c === 'string' ? Buffer.from(c) : c;
+      size += b.length;
+      if (size > limitBytes) {
+        clearTimeout(timer);
+        reject(new Error(`hook input over ${limitBytes} bytes`));
+        stream.removeAllListeners('data');
+        return;
+      }
+      chunks.push(b);
+    });
+    stream.on('end', () => {
+      clearTimeout(timer);
+      resolvePromise(Buffer.concat(chunks).toString('utf8'));
+    });
+    stream.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+  });
+}
+
+/**
+ * `hook claude-code`: Claude Code's SessionStart and UserPromptSubmit hook. Reads the hook input on stdin and
+ * prints the block when the session is owed it. Never blocks a prompt: malformed input or any failure prints
+ * nothing on stdout, one line on stderr, and exits 0.
+ */
+export async function runClaudeCodeHook(args: readonly string[], io: AgentIo, storage: string): Promise<number> {
+  try {
+    const { opts } = splitArgs(args, ['--budget-tokens']);
+    const budgetRaw = opts.get('--budget-tokens');
+    const budget = budgetRaw === undefined ? HOOK_BUDGET_TOKENS : Number(budgetRaw);
+    if (!Number.isInteger(budget) || budget < 200 || budget > 200_000) throw new Error(`--budget-tokens must be a whole number from 200 to 200000, not ${budgetRaw}`);
+    const raw = await readAll(io.stdin, 4 * 1024 * 1024, 10_000);
+    let json: unknown;
+    try {
+      json = JSON.parse(raw);
+    } catch (err) {
+      throw new Error(`hook input is not JSON (${(err as Error).message})`);
+    }
+    const parsed = HookInputSchema.safeParse(json);
+    if (!parsed.success) throw new Error(`hook input is not Claude Code's shape: ${parsed.error.issues[0]?.path.join('.') || '(root)'} ${parsed.error.issues[0]?.message}`);
+    const input = parsed.data;
+    const moment =
+      input.hook_event_name === 'SessionStart'
+        ? input.source === 'compact'
+          ? 'compact'
+          : 'start'
+        : input.hook_event_name === 'UserPromptSubmit'
+          ? 'prompt'
+          : undefined;
+    if (!moment) throw new Error(`hook event ${input.hook_event_name} is not one Session Knowledge answers (SessionStart, UserPromptSubmit)`);
+    const from = input.cwd ?? process.env.CLAUDE_PROJECT_DIR ?? io.cwd;
+    const workspace = findWorkspaceRoot(from);
+    if (!workspace) return 0; // no .knowledge/ here: nothing to carry, nothing to say
+    const core = openCore(workspace, storage, { sessionsIndexPath: agentSessionsPath(workspace) });
+    await core.loadForAgents();
+    const delivery = await core.deliverToAgent(claudeCodeSessionKey(input.session_id), moment, budget, 'Claude Code');
+    if (delivery.text !== '') io.stdout(delivery.text.endsWith('\n') ? delivery.text : `${delivery.text}\n`);
+    await delivery.commit();
+    return 0;
+  } catch (err) {
+    io.stderr(`session-knowledge hook: ${((err as Error)?.message ?? String(err)).split('\n')[0]}\n`);
+    return 0;
+  }
+}
+
+/** `hook install|uninstall claude-code [--workspace DIR]`: edits `.claude/settings.local.json`. */
+export async function runHookSetup(action: 'install' | 'uninstall', args: readonly string[], io: AgentIo, cliPath: string): Promise<number> {
+  const { positional, opts } = splitArgs(args, ['--workspace']);
+  if (positional[0] !== 'claude-code' || positional.length !== 1) throw new AgentUsageError(`hook ${action} takes one agent: claude-code`);
+  const workspace = workspaceOf(opts.get('--workspace'), io.cwd);
+  const result = action === 'install' ? await installClaudeCodeHook(workspace, hookCommand(cliPath, process.execPath)) : await uninstallClaudeCodeHook(workspace);
+  io.stdout(result.changed ? `${action === 'install' ? 'Installed' : 'Removed'} the Session Knowledge hooks in ${result.path}\n` : `${result.path} already ${action === 'install' ? 'has' : 'lacks'} the Session Knowledge hooks; nothing changed.\n`);
+  return 0;
+}
