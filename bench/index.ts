@@ -6,6 +6,7 @@ import { runThreatShapesBench } from './threatShapes';
 import { defaultPeerSets, oursFlag, runThreatPeersBench } from './threatPeers';
 import { runAtrCasesBench } from './atrCases';
 import { runCliStartBench } from './cliStart';
+import { runAgentHookBench } from './agentHook';
 import { runMemoryBench } from './memory';
 import { runPanelBench } from './panel';
 import { runActivationBench } from './activation';
@@ -21,6 +22,7 @@ async function main(): Promise<void> {
   await runThreatPeersBench(defaultPeerSets(), oursFlag);
   await runAtrCasesBench(oursFlag);
   await runCliStartBench();
+  await runAgentHookBench();
   await runMemoryBench();
   await runPanelBench();
   await runActivationBench();

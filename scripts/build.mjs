@@ -38,7 +38,8 @@ const builds = [
   { ...common, entryPoints: { server: 'src/server/main.ts' }, outdir: 'dist' },
   // The CLI: a small entry that loads the bundle its command needs (`scan` without the stores, zod or lowdb).
   { ...common, entryPoints: { cli: 'src/cli/entry.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
-  { ...common, entryPoints: { 'cli-main': 'src/cli/main.ts' }, outdir: 'dist' },
+  // minified in every build too: Claude Code's hook runs it as a new process on every prompt (source map beside it)
+  { ...common, entryPoints: { 'cli-main': 'src/cli/main.ts' }, outdir: 'dist', minify: true },
   // minified in every build: most of a `scan` run's start is V8 reading this file (source map beside it)
   { ...common, entryPoints: { 'cli-scan': 'src/cli/scanEntry.ts' }, outdir: 'dist', minify: true },
   // The knowledge panel's webview (browser, one IIFE; loaded with the render's nonce). Its codicons font and

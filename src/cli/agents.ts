@@ -4,10 +4,11 @@
  * as the language server (`KnowledgeCore`) on one workspace.
  */
 import { existsSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { KnowledgeCore } from '../server/knowledgeCore';
-import { agentSessionsPath, claudeCodeSessionKey } from '../server/agents/agentSessions';
+import { PersistedScan, agentSessionsPath, claudeCodeSessionKey } from '../server/agents/agentSessions';
+import type { ScanFn } from '../server/delivery/knowledgeBlock';
 import { hookCommand, installClaudeCodeHook, uninstallClaudeCodeHook } from '../server/agents/claudeSettings';
 import { MEMORY_FLAG, parseMemoryFlag } from '../shared/flag';
 import { findWorkspaceRoot } from './roots';
@@ -49,7 +50,7 @@ function splitArgs(args: readonly string[], values: readonly string[]): { positi
   return { positional, opts };
 }
 
-export function openCore(workspace: string, storage: string, extra: { sessionsIndexPath?: string } = {}): KnowledgeCore {
+export function openCore(workspace: string, storage: string, extra: { sessionsIndexPath?: string; scan?: ScanFn } = {}): KnowledgeCore {
   return new KnowledgeCore({
     workspaceFolder: workspace,
     globalStoragePath: storage,
@@ -142,11 +143,13 @@ export async function runClaudeCodeHook(args: readonly string[], io: AgentIo, st
     const from = input.cwd ?? process.env.CLAUDE_PROJECT_DIR ?? io.cwd;
     const workspace = findWorkspaceRoot(from);
     if (!workspace) return 0; // no .knowledge/ here: nothing to carry, nothing to say
-    const core = openCore(workspace, storage, { sessionsIndexPath: agentSessionsPath(workspace) });
-    await core.loadForAgents();
+    const sessionsIndexPath = agentSessionsPath(workspace);
+    const verdicts = new PersistedScan(join(dirname(sessionsIndexPath), 'verdicts.json'));
+    const core = openCore(workspace, storage, { sessionsIndexPath, scan: verdicts.scan });
+    await Promise.all([core.loadForAgents(), verdicts.load()]);
     const delivery = await core.deliverToAgent(claudeCodeSessionKey(input.session_id), moment, budget, 'Claude Code');
     if (delivery.text !== '') io.stdout(delivery.text.endsWith('\n') ? delivery.text : `${delivery.text}\n`);
-    await delivery.commit();
+    await Promise.all([delivery.commit(), verdicts.save()]);
     return 0;
   } catch (err) {
     io.stderr(`session-knowledge hook: ${((err as Error)?.message ?? String(err)).split('\n')[0]}\n`);

@@ -10,6 +10,10 @@
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { workspaceKey } from '../store/paths';
+import { VerdictStore } from '../threat/verdictStore';
+import { defaultScan } from '../threat/scanForBlock';
+import type { ThreatFinding } from '../threat/threatScanner';
+import type { ScanFn } from '../delivery/knowledgeBlock';
 
 /** The per-user state folder of agent sessions. `SESSION_KNOWLEDGE_STATE_DIR` overrides it (tests, portable setups). */
 export function agentStateDir(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
@@ -37,3 +41,40 @@ export type AgentMoment =
 
 /** The session key of a Claude Code session (`claude-code:<session_id>`). */
 export const claudeCodeSessionKey = (sessionId: string): string => `claude-code:${sessionId}`;
+
+/**
+ * The scan an agent process uses: the same scanner, with verdicts kept across processes in the state folder by
+ * content hash and rule-set version (`VerdictStore`). A hook runs as a new process on every prompt; with nothing
+ * changed it judges nothing again, and an edited file (a new hash) or a new rule set is judged afresh.
+ */
+export class PersistedScan {
+  private known = new Map<string, readonly ThreatFinding[]>();
+  private readonly used = new Map<string, readonly ThreatFinding[]>();
+  private judgedNew = false;
+  private readonly store: VerdictStore<ThreatFinding>;
+
+  constructor(path: string, private readonly base: ScanFn = defaultScan) {
+    this.store = new VerdictStore<ThreatFinding>(path);
+  }
+
+  async load(): Promise<void> {
+    this.known = await this.store.load();
+  }
+
+  readonly scan: ScanFn = (text, contentHash) => {
+    if (contentHash === undefined) return this.base(text);
+    let findings = this.known.get(contentHash);
+    if (!findings) {
+      findings = this.base(text, contentHash) as readonly ThreatFinding[];
+      this.known.set(contentHash, findings);
+      this.judgedNew = true;
+    }
+    this.used.set(contentHash, findings);
+    return findings;
+  };
+
+  /** Keeps the verdicts of what this process read (so the file holds current content only), when any was new. */
+  async save(): Promise<void> {
+    if (this.judgedNew) await this.store.save(this.used);
+  }
+}
