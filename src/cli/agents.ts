@@ -128,6 +128,12 @@ export async function runClaudeCodeHook(args: readonly string[], io: AgentIo, st
     } catch (err) {
       throw new Error(`hook input is not JSON (${(err as Error).message})`);
     }
+    // VS Code's agent hooks (Preview, 1.110+) run the same entries; accept their camelCase spellings too.
+    if (json && typeof json === 'object' && !Array.isArray(json)) {
+      const o = json as Record<string, unknown>;
+      if (o.session_id === undefined && o.sessionId !== undefined) o.session_id = o.sessionId;
+      if (o.hook_event_name === undefined && o.hookEventName !== undefined) o.hook_event_name = o.hookEventName;
+    }
     const parsed = HookInputSchema.safeParse(json);
     if (!parsed.success) throw new Error(`hook input is not Claude Code's shape: ${parsed.error.issues[0]?.path.join('.') || '(root)'} ${parsed.error.issues[0]?.message}`);
     const input = parsed.data;

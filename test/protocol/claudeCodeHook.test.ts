@@ -117,6 +117,15 @@ test('a flagged pinned note is withheld: its text never reaches stdout, the bloc
   assert.match(t.prompt('s').out, /Run the linter before pushing/);
 });
 
+test('the camelCase spellings of VS Code\'s agent hooks (sessionId, hookEventName) are read the same way', () => {
+  const t = setup();
+  assert.equal(t.cli(['pin', '.knowledge/notes/setup.md']).code, 0);
+  const first = t.hook({ sessionId: 'vs-1', cwd: t.workspace, hookEventName: 'UserPromptSubmit', prompt: 'hi', timestamp: '2026-12-01T00:00:00Z' });
+  assert.equal(first.code, 0, first.err);
+  assert.match(first.out, /Use pnpm/);
+  assert.equal(t.hook({ sessionId: 'vs-1', cwd: t.workspace, hookEventName: 'UserPromptSubmit', prompt: 'again' }).out, '');
+});
+
 test('malformed input, an unknown event, a folder without .knowledge/: exit 0, nothing on stdout', () => {
   const t = setup();
   assert.equal(t.cli(['pin', '.knowledge/notes/setup.md']).code, 0);
