@@ -1,27 +1,44 @@
 /**
  * `session-knowledge` (dist/cli.js): picks the bundle a command needs, so `scan` starts without loading the
- * stores. `scan` → dist/cli-scan.js (src/cli/scanEntry.ts); everything else → dist/cli-main.js (src/cli/main.ts).
+ * stores. `scan` → dist/cli-scan.js (src/cli/scanEntry.ts); `lsp --stdio` → dist/server.js (the language
+ * server, src/server/main.ts, which reads `--stdio` from argv); everything else → dist/cli-main.js (src/cli/main.ts).
  */
 import { createRequire } from 'node:module';
 
 const load = createRequire(__filename);
 const argv = process.argv.slice(2);
-const io = {
-  stdout: (s: string) => void process.stdout.write(s),
-  stderr: (s: string) => void process.stderr.write(s),
-  stdin: process.stdin,
-  cwd: process.cwd(),
-};
-const run: Promise<number> =
-  argv[0] === 'scan'
-    ? (load('./cli-scan.js') as typeof import('./scanEntry')).runScanCommand(argv.slice(1), io)
-    : (load('./cli-main.js') as typeof import('./main')).runCli(argv, io);
-run.then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err: unknown) => {
-    process.stderr.write(`session-knowledge: ${(err as Error)?.message ?? String(err)}\n`);
+
+const LSP_USAGE = `Usage: session-knowledge lsp --stdio
+  Runs the Session Knowledge language server over stdin/stdout, for any LSP client (Neovim, Helix, Emacs…).
+  The workspace is the client's first workspace folder (else its rootUri/rootPath).
+`;
+
+if (argv[0] === 'lsp') {
+  // In this mode stdout carries the protocol: nothing else may be written to it once the server runs.
+  if (argv.length === 2 && argv[1] === '--stdio') load('./server.js');
+  else if (argv.length === 2 && (argv[1] === '--help' || argv[1] === '-h')) process.stdout.write(LSP_USAGE);
+  else {
+    process.stderr.write(`session-knowledge lsp: ${argv.length === 1 ? 'say which transport' : `unsupported argument ${argv.slice(1).join(' ')}`}; only --stdio is supported.\n${LSP_USAGE}`);
     process.exitCode = 2;
-  },
-);
+  }
+} else {
+  const io = {
+    stdout: (s: string) => void process.stdout.write(s),
+    stderr: (s: string) => void process.stderr.write(s),
+    stdin: process.stdin,
+    cwd: process.cwd(),
+  };
+  const run: Promise<number> =
+    argv[0] === 'scan'
+      ? (load('./cli-scan.js') as typeof import('./scanEntry')).runScanCommand(argv.slice(1), io)
+      : (load('./cli-main.js') as typeof import('./main')).runCli(argv, io);
+  run.then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      process.stderr.write(`session-knowledge: ${(err as Error)?.message ?? String(err)}\n`);
+      process.exitCode = 2;
+    },
+  );
+}

@@ -2,10 +2,10 @@
  * `session-knowledge`: the command-line tool on the same core as the language server. No VS Code needed.
  */
 import { existsSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join, relative, resolve, sep } from 'node:path';
+import { relative, resolve, sep } from 'node:path';
 import { ReviewStore } from '../server/review/reviewStore';
 import { KnowledgeCore } from '../server/knowledgeCore';
+import { defaultStoragePath } from '../server/store/paths';
 import type { Stats } from '../shared/schemas';
 import { scannedWorkspaceRoots } from './roots';
 import { runScan, type ScanHooks } from './scan';
@@ -37,25 +37,17 @@ Usage:
       the session is owed it. Never blocks a prompt: on bad input it prints nothing and exits 0.
   session-knowledge hook install claude-code | hook uninstall claude-code [--workspace DIR]
       Adds (removes) the two hook entries in .claude/settings.local.json, keeping every other setting.
+  session-knowledge lsp --stdio
+      Runs the language server over stdin/stdout for any LSP client (Neovim, Helix, Emacs…): warnings on
+      .knowledge/** files that read as instructions to a model, and a "mark as reviewed" code action.
+      The workspace is the client's root folder; nothing else may be written to stdout.
   session-knowledge --help | --version
 
 Options:
   --workspace DIR   the workspace folder holding .knowledge/ (default: the current folder)
-  --storage DIR     the extension's global storage (default: VS Code's, when it exists)
+  --storage DIR     the extension's global storage (default: $SESSION_KNOWLEDGE_STORAGE, else VS Code's)
   --json            print JSON instead of text
 `;
-
-/** The global storage VS Code gives the extension, on this platform, when the person has used it. */
-export function defaultStoragePath(): string {
-  const id = 'sessionknowledge.session-knowledge';
-  const candidates =
-    process.platform === 'darwin'
-      ? [join(homedir(), 'Library/Application Support/Code/User/globalStorage', id)]
-      : process.platform === 'win32'
-        ? [join(process.env.APPDATA ?? join(homedir(), 'AppData/Roaming'), 'Code/User/globalStorage', id)]
-        : [join(homedir(), '.config/Code/User/globalStorage', id), join(homedir(), '.local/share/code-server/User/globalStorage', id)];
-  return candidates.find((c) => existsSync(c)) ?? candidates[0]!;
-}
 
 class UsageError extends Error {}
 

@@ -1,27 +1,26 @@
 /**
  * The Session Knowledge language server. `startServer(connection)` wires the core and the route modules in
- * `./routes` to a connection; `main.ts` creates the IPC connection, protocol tests a child process.
+ * `./routes` to a connection; `main.ts` creates the connection (IPC for the extension, stdio for any other
+ * LSP client), protocol tests a child process. `./initialize` says what an `initialize` from either means.
  */
-import { CodeActionKind, ErrorCodes, ResponseError, TextDocumentSyncKind, type Connection } from 'vscode-languageserver';
-import { InitializationOptionsSchema } from '../shared/schemas';
+import { CodeActionKind, TextDocumentSyncKind, type Connection } from 'vscode-languageserver';
 import { ProblemNotification, StoreChangedNotification } from '../shared/protocol';
 import { MemoryChangedNotification } from '../shared/memoryProtocol';
+import { resolveInitialization } from './initialize';
 import { KnowledgeCore } from './knowledgeCore';
 import { createServerContext } from './routes/context';
 import { registerItemRoutes } from './routes/items';
 import { registerMemoryRoutes } from './routes/memory';
 import { registerSessionRoutes } from './routes/sessions';
-import { registerThreatRoutes } from './routes/threat';
+import { SERVER_MARK_REVIEWED_COMMAND, registerThreatRoutes } from './routes/threat';
 
 export function startServer(connection: Connection): void {
   const ctx = createServerContext(connection);
 
   connection.onInitialize((params) => {
-    const parsed = InitializationOptionsSchema.safeParse(params.initializationOptions ?? {});
-    if (!parsed.success) {
-      throw new ResponseError(ErrorCodes.InvalidParams, `Invalid initializationOptions: ${parsed.error.issues[0]?.message}`);
-    }
-    const options = parsed.data;
+    const init = resolveInitialization(params, process.env);
+    const options = init.options;
+    for (const note of init.notes) connection.console[note.level](note.message);
     const core = new KnowledgeCore({
       workspaceFolder: options.workspaceFolder,
       globalStoragePath: options.globalStoragePath,
@@ -32,7 +31,7 @@ export function startServer(connection: Connection): void {
         void connection.sendNotification(ProblemNotification.type, problem);
       },
     });
-    ctx.init(core, options);
+    ctx.init(core, options, init.client);
     // Memory exists only when the flag is set: otherwise none of its requests are registered (MethodNotFound).
     if (core.memory) {
       registerMemoryRoutes(connection, {
@@ -47,6 +46,8 @@ export function startServer(connection: Connection): void {
       capabilities: {
         textDocumentSync: TextDocumentSyncKind.Incremental,
         codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix] },
+        // A generic client cannot run the extension's client-side command: the code action names this one instead.
+        ...(init.client === 'generic' ? { executeCommandProvider: { commands: [SERVER_MARK_REVIEWED_COMMAND] } } : {}),
       },
       serverInfo: { name: 'session-knowledge-server', version: '0.1.0' },
     };

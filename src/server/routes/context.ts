@@ -4,6 +4,7 @@
  */
 import { ErrorCodes, ResponseError, type Connection } from 'vscode-languageserver';
 import type { InitializationOptions } from '../../shared/schemas';
+import type { ClientKind } from '../initialize';
 import type { KnowledgeCore } from '../knowledgeCore';
 
 export interface ServerContext {
@@ -16,12 +17,15 @@ export interface ServerContext {
   current(): KnowledgeCore | undefined;
   /** The validated `initializationOptions`, once `initialize` has run. */
   options(): InitializationOptions | undefined;
+  /** Who initialized the server (the extension, or a generic LSP client), once `initialize` has run. */
+  client(): ClientKind | undefined;
 }
 
 /** A context whose core and options `initialize` sets later through `init`. */
-export function createServerContext(connection: Connection): ServerContext & { init(core: KnowledgeCore, options: InitializationOptions): void } {
+export function createServerContext(connection: Connection): ServerContext & { init(core: KnowledgeCore, options: InitializationOptions, client: ClientKind): void } {
   let core: KnowledgeCore | undefined;
   let options: InitializationOptions | undefined;
+  let clientKind: ClientKind | undefined;
   return {
     connection,
     startedAt: new Date().toISOString(),
@@ -31,9 +35,11 @@ export function createServerContext(connection: Connection): ServerContext & { i
     },
     current: () => core,
     options: () => options,
-    init(c, o) {
+    client: () => clientKind,
+    init(c, o, k) {
       core = c;
       options = o;
+      clientKind = k;
     },
   };
 }

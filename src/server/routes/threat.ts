@@ -1,12 +1,17 @@
 /**
  * Owns threat findings and reviews on the wire: diagnostics on files under `.knowledge/` (open editors use
  * their live text), the "mark as reviewed" code action, and the judge-file, judge-texts and mark-reviewed requests.
+ * The code action's command is the extension's client-side `sessionKnowledge.markReviewed`; a generic LSP
+ * client (Neovim, Helix…) gets `sessionKnowledge.server.markReviewed` instead, which the server executes.
  */
 import { type CodeAction, CodeActionKind, type Diagnostic, DiagnosticSeverity, TextDocuments } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { join } from 'node:path';
+import { z } from 'zod';
 import { ItemsChangedNotification, JudgeFileRequest, JudgeTextsRequest, MarkReviewedRequest } from '../../shared/protocol';
+import { defineRequest } from '../../shared/rpc';
+import { MarkReviewedParamsSchema, type ReviewRecord } from '../../shared/schemas';
 import { contentRevision, toId } from '../notes/noteIndex';
 import { toReviewRecord } from '../review/reviewStore';
 import { RULESET_VERSION, type ThreatFinding } from '../threat/threatScanner';
@@ -14,6 +19,24 @@ import { route } from '../routing';
 import type { ServerContext } from './context';
 
 export const DIAGNOSTIC_SOURCE = 'Session Knowledge';
+
+/** The command the extension runs client-side (it asks first, then sends `knowledge/threat/markReviewed`). */
+export const CLIENT_MARK_REVIEWED_COMMAND = 'sessionKnowledge.markReviewed';
+/**
+ * The command a generic client sends back as `workspace/executeCommand`: advertised only to those clients, and
+ * named apart from every `sessionKnowledge.*` command the extension registers (vscode-languageclient registers
+ * a server's commands in VS Code, so the same id would collide).
+ */
+export const SERVER_MARK_REVIEWED_COMMAND = 'sessionKnowledge.server.markReviewed';
+
+/** `workspace/executeCommand` of `SERVER_MARK_REVIEWED_COMMAND`, arguments `[id, revision]` as the code action gives them. */
+const ExecuteMarkReviewedRequest = defineRequest(
+  'workspace/executeCommand',
+  z.object({
+    command: z.literal(SERVER_MARK_REVIEWED_COMMAND),
+    arguments: z.tuple([MarkReviewedParamsSchema.shape.id, MarkReviewedParamsSchema.shape.revision]),
+  }),
+)<ReviewRecord>();
 
 /** Offsets → LSP positions for one text. */
 function positionAt(lineStarts: number[], offset: number): { line: number; character: number } {
@@ -98,7 +121,7 @@ export function registerThreatRoutes(ctx: ServerContext): Diagnostics {
         title: `Mark as reviewed — not a threat (${String(d.code)})`,
         kind: CodeActionKind.QuickFix,
         diagnostics: [d],
-        command: { title: 'Mark as reviewed', command: 'sessionKnowledge.markReviewed', arguments: [data.id, data.revision] },
+        command: { title: 'Mark as reviewed', command: ctx.client() === 'generic' ? SERVER_MARK_REVIEWED_COMMAND : CLIENT_MARK_REVIEWED_COMMAND, arguments: [data.id, data.revision] },
       });
     }
     // One action per document revision is enough.
@@ -121,12 +144,14 @@ export function registerThreatRoutes(ctx: ServerContext): Diagnostics {
     });
     return { rulesetVersion: RULESET_VERSION, results };
   });
-  route(connection, MarkReviewedRequest, async (p) => {
-    const r = await ctx.ready().markReviewed(p.id, p.revision);
+  const markReviewed = async (id: string, revision: string): Promise<ReviewRecord> => {
+    const r = await ctx.ready().markReviewed(id, revision);
     await publishFromDisk([r.id]);
     void connection.sendNotification(ItemsChangedNotification.type, { ids: [r.id] });
     return toReviewRecord(r);
-  });
+  };
+  route(connection, MarkReviewedRequest, (p) => markReviewed(p.id, p.revision));
+  route(connection, ExecuteMarkReviewedRequest, (p) => markReviewed(p.arguments[0], p.arguments[1]));
 
   return { publishFromDisk };
 }
