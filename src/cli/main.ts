@@ -2,14 +2,16 @@
  * `session-knowledge`: the command-line tool on the same core as the language server. No VS Code needed.
  */
 import { existsSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join, relative, resolve, sep } from 'node:path';
+import { relative, resolve, sep } from 'node:path';
 import { ReviewStore } from '../server/review/reviewStore';
 import { KnowledgeCore } from '../server/knowledgeCore';
 import type { Stats } from '../shared/schemas';
 import { scannedWorkspaceRoots } from './roots';
 import { runScan, type ScanHooks } from './scan';
 import { AgentUsageError, runClaudeCodeHook, runHookSetup, runPins } from './agents';
+import { defaultStoragePath } from './storagePath';
+
+export { defaultStoragePath };
 
 export interface CliIo {
   stdout: (s: string) => void;
@@ -37,6 +39,9 @@ Usage:
       the session is owed it. Never blocks a prompt: on bad input it prints nothing and exits 0.
   session-knowledge hook install claude-code | hook uninstall claude-code [--workspace DIR]
       Adds (removes) the two hook entries in .claude/settings.local.json, keeping every other setting.
+  session-knowledge mcp [--workspace DIR] [--storage DIR]
+      An MCP server on stdio (Claude Code, Cursor, any MCP client): the tool knowledge_context (the agent
+      pins' block), every note and plan as a resource; flagged items withheld. Logs go to stderr.
   session-knowledge --help | --version
 
 Options:
@@ -44,18 +49,6 @@ Options:
   --storage DIR     the extension's global storage (default: VS Code's, when it exists)
   --json            print JSON instead of text
 `;
-
-/** The global storage VS Code gives the extension, on this platform, when the person has used it. */
-export function defaultStoragePath(): string {
-  const id = 'sessionknowledge.session-knowledge';
-  const candidates =
-    process.platform === 'darwin'
-      ? [join(homedir(), 'Library/Application Support/Code/User/globalStorage', id)]
-      : process.platform === 'win32'
-        ? [join(process.env.APPDATA ?? join(homedir(), 'AppData/Roaming'), 'Code/User/globalStorage', id)]
-        : [join(homedir(), '.config/Code/User/globalStorage', id), join(homedir(), '.local/share/code-server/User/globalStorage', id)];
-  return candidates.find((c) => existsSync(c)) ?? candidates[0]!;
-}
 
 class UsageError extends Error {}
 
