@@ -125,7 +125,8 @@ export async function createKnowledgeMcpServer(options: KnowledgeMcpOptions): Pr
 
   const subscribed = new Set<string>();
 
-  async function applyChanges(changes: KnowledgeChanges): Promise<void> {
+  /** `ids`: items to judge again and announce even when their bytes did not change (a read found a newer verdict). */
+  async function applyChanges(changes: KnowledgeChanges & { ids?: readonly string[] }): Promise<void> {
     const notes = core.notes;
     if (!notes) return;
     const changed = new Set<string>();
@@ -138,6 +139,7 @@ export async function createKnowledgeMcpServer(options: KnowledgeMcpOptions): Pr
     if (changes.memory && core.memory?.currentConfig.on) {
       await core.memory.reload('project').catch((err: unknown) => log(`Could not reload project memory: ${(err as Error).message}`));
     }
+    for (const id of changes.ids ?? []) changed.add(id);
     if (changed.size === 0) return;
     await core.refreshFlags([...changed]);
     if (!mcp.isConnected()) return;
@@ -213,7 +215,7 @@ export async function createKnowledgeMcpServer(options: KnowledgeMcpOptions): Pr
       // The judgement the list shows is older than this one: follow the disk.
       const listed = core.listItems().find((i) => i.id === id);
       if (!listed || listed.revision !== judged.revision || listed.flaggedRules.length !== rules.length) {
-        void enqueue(`Could not re-index ${id}`, () => applyChanges({ paths: new Set([join(workspace, id)]), rescan: false, reviews: false, memory: false }));
+        void enqueue(`Could not re-index ${id}`, () => applyChanges({ paths: new Set([join(workspace, id)]), ids: [id], rescan: false, reviews: false, memory: false }));
       }
       // A clean note is returned as it is on disk, without the envelope: a resource is the user's own file, which
       // the client shows, attaches or diffs as that file (the person, or the host application, chooses to read it),
