@@ -288,7 +288,7 @@ function registerMemoryTools(
     <A>(failure: string, body: (args: A) => Promise<CallToolResult>) =>
     async (args: A): Promise<CallToolResult> => {
       try {
-        if (!(await state.beforeEach())) return text(`${failure}: memory is off. The person turns it on in VS Code (Session Knowledge: Turn Memory On).`, true);
+        if (!(await state.beforeEach())) return text(`${failure}: memory is off. The person turns it on in VS Code (Session Knowledge: Turn Agent Memory On).`, true);
         return await body(args);
       } catch (err) {
         if (!MemoryError.is(err)) log(`${failure}: ${(err as Error)?.stack ?? String(err)}`);
