@@ -42,6 +42,8 @@ const builds = [
   { ...common, entryPoints: { 'cli-main': 'src/cli/main.ts' }, outdir: 'dist', minify: true },
   // minified in every build: most of a `scan` run's start is V8 reading this file (source map beside it)
   { ...common, entryPoints: { 'cli-scan': 'src/cli/scanEntry.ts' }, outdir: 'dist', minify: true },
+  // `session-knowledge mcp`: the MCP server, with the SDK that no other command loads
+  { ...common, entryPoints: { 'cli-mcp': 'src/cli/mcp.ts' }, outdir: 'dist' },
   // The knowledge panel's webview (browser, one IIFE; loaded with the render's nonce). Its codicons font and
   // stylesheet are copied beside it below.
   { ...common, platform: 'browser', target: 'chrome120', format: 'iife', entryPoints: { panel: 'media/panel/main.ts' }, outdir: 'dist', tsconfig: 'media/panel/tsconfig.json' },

@@ -1,7 +1,8 @@
 /**
  * `session-knowledge` (dist/cli.js): picks the bundle a command needs, so `scan` starts without loading the
  * stores. `scan` → dist/cli-scan.js (src/cli/scanEntry.ts); `lsp --stdio` → dist/server.js (the language
- * server, src/server/main.ts, which reads `--stdio` from argv); everything else → dist/cli-main.js (src/cli/main.ts).
+ * server, src/server/main.ts, which reads `--stdio` from argv); `mcp` → dist/cli-mcp.js (src/cli/mcp.ts: the MCP
+ * SDK loads for it alone); everything else → dist/cli-main.js (src/cli/main.ts).
  */
 import { createRequire } from 'node:module';
 
@@ -31,7 +32,9 @@ if (argv[0] === 'lsp') {
   const run: Promise<number> =
     argv[0] === 'scan'
       ? (load('./cli-scan.js') as typeof import('./scanEntry')).runScanCommand(argv.slice(1), io)
-      : (load('./cli-main.js') as typeof import('./main')).runCli(argv, io);
+      : argv[0] === 'mcp'
+        ? (load('./cli-mcp.js') as typeof import('./mcp')).runMcpCommand(argv.slice(1), io)
+        : (load('./cli-main.js') as typeof import('./main')).runCli(argv, io);
   run.then(
     (code) => {
       process.exitCode = code;

@@ -11,6 +11,8 @@ import { scannedWorkspaceRoots } from './roots';
 import { runScan, type ScanHooks } from './scan';
 import { AgentUsageError, runClaudeCodeHook, runHookSetup, runPins } from './agents';
 
+export { defaultStoragePath };
+
 export interface CliIo {
   stdout: (s: string) => void;
   stderr: (s: string) => void;
@@ -41,6 +43,9 @@ Usage:
       Runs the language server over stdin/stdout for any LSP client (Neovim, Helix, Emacs…): warnings on
       .knowledge/** files that read as instructions to a model, and a "mark as reviewed" code action.
       The workspace is the client's root folder; nothing else may be written to stdout.
+  session-knowledge mcp [--workspace DIR] [--storage DIR]
+      An MCP server on stdio (Claude Code, Cursor, any MCP client): the tool knowledge_context (the agent
+      pins' block), every note and plan as a resource; flagged items withheld. Logs go to stderr.
   session-knowledge --help | --version
 
 Options:

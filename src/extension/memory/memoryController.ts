@@ -9,6 +9,7 @@ import type { LanguageClient } from 'vscode-languageclient/node';
 import { MemoryConfigureRequest } from '../../shared/memoryProtocol';
 import type { MemoryConfig } from '../../shared/memorySchemas';
 import { readMemoryFlag } from '../../shared/flag';
+import { writeMemorySwitch } from '../../server/memory/memorySwitch';
 
 const ON_KEY = 'sessionKnowledge.memory.on';
 const CONFIG_KEY = 'sessionKnowledge.memory.config';
@@ -66,12 +67,21 @@ export class MemoryController implements vscode.Disposable {
     await this.push();
   }
 
-  /** Sends the switch and the options to the server (on start, on a change, after a server restart). */
+  /**
+   * Sends the switch and the options to the server (on start, on a change, after a server restart), and mirrors
+   * them to global storage, where agents outside VS Code (`session-knowledge mcp`) read the person's switch.
+   */
   async push(): Promise<void> {
+    const config = { on: this.isOn(), ...this.options() };
     try {
-      await this.client.sendRequest(MemoryConfigureRequest.type, { on: this.isOn(), ...this.options() });
+      await this.client.sendRequest(MemoryConfigureRequest.type, config);
     } catch (err) {
       this.log.warn(`Could not configure memory: ${(err as Error).message}`);
+    }
+    try {
+      await writeMemorySwitch(this.context.globalStorageUri.fsPath, config);
+    } catch (err) {
+      this.log.warn(`Could not record the memory switch for agents outside VS Code: ${(err as Error).message}`);
     }
     this.changed.fire();
   }

@@ -1,0 +1,80 @@
+/**
+ * What the MCP server (`session-knowledge mcp`, src/cli/mcp.ts) says, kept apart from the SDK so it can be tested
+ * and read on its own: resource URIs of notes and plans, the resource list entry of an item, the notice that stands
+ * in for a flagged item, and the answer when nothing is pinned. Pure: no `vscode`, no SDK, no disk.
+ */
+import { kindOfId } from '../notes/noteIndex';
+import type { KnowledgeItem } from '../../shared/schemas';
+
+export const RESOURCE_SCHEME = 'session-knowledge';
+
+/** The URI template every note and plan matches (`folder` is `notes` or `plans`). */
+export const RESOURCE_TEMPLATE = `${RESOURCE_SCHEME}:///.knowledge/{folder}/{file}`;
+
+/** `.knowledge/notes/setup.md` → `session-knowledge:///.knowledge/notes/setup.md` (each segment percent-encoded). */
+export function resourceUri(id: string): string {
+  return `${RESOURCE_SCHEME}:///${id.split('/').map(encodeURIComponent).join('/')}`;
+}
+
+/** The note or plan a resource URI names, or undefined when it names anything else (another scheme, another folder, `..`). */
+export function idFromResourceUri(uri: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== `${RESOURCE_SCHEME}:` || url.host !== '' || url.search !== '' || url.hash !== '') return undefined;
+  let segments: string[];
+  try {
+    segments = url.pathname.replace(/^\//, '').split('/').map(decodeURIComponent);
+  } catch {
+    return undefined; // a malformed escape
+  }
+  if (segments.some((s) => s === '' || s === '.' || s === '..' || s.includes('/') || s.includes('\\'))) return undefined;
+  const id = segments.join('/');
+  return kindOfId(id) ? id : undefined;
+}
+
+/** Rule ids of an item's findings, each once, in order. */
+export const ruleIds = (findings: readonly { ruleId: string }[]): string[] => [...new Set(findings.map((f) => f.ruleId))];
+
+/** What a flagged note or plan is replaced by, wherever its text would go. Names the rules, never the text. */
+export function withheldNotice(id: string, rules: readonly string[]): string {
+  return (
+    `[Withheld: ${id} reads as an instruction (${rules.join(', ') || 'threat rule'}), so its text is not shown to a model. ` +
+    `A person can look at it in VS Code (Session Knowledge marks the finding) or with \`session-knowledge scan ${id}\`, ` +
+    'and edit it or mark it reviewed.]'
+  );
+}
+
+/** An item in the resource list. A flagged item is listed by its path: its title is its own text, withheld too. */
+export function resourceOf(item: KnowledgeItem): { uri: string; name: string; title: string; description: string; mimeType: string; size: number } {
+  const flagged = item.flaggedRules.length > 0;
+  return {
+    uri: resourceUri(item.id),
+    name: flagged ? item.id : item.title,
+    title: flagged ? item.id : item.title,
+    description: flagged ? `${item.kind}, withheld: reads as an instruction (${item.flaggedRules.join(', ')})` : `${item.kind} ${item.id}`,
+    mimeType: 'text/markdown',
+    size: item.size,
+  };
+}
+
+/** The answer of knowledge_context when there is nothing to compile. */
+export function noPinsText(leftOut = 0): string {
+  const skipped =
+    leftOut > 0
+      ? ` ${leftOut} entr${leftOut === 1 ? 'y' : 'ies'} of .knowledge/pins.json ${leftOut === 1 ? 'was' : 'were'} left out (a secret file, a file outside the workspace, or not a path).`
+      : '';
+  return (
+    `No project knowledge is pinned for agents.${skipped} The user can pin notes, plans or any workspace file with ` +
+    '`session-knowledge pin PATH` (they go to .knowledge/pins.json), or with "Pin for All Agents" in VS Code. ' +
+    'Notes and plans are also listed as resources of this server.'
+  );
+}
+
+/** Said after the block when the agent pins file named entries the pin policy refused. */
+export function leftOutText(leftOut: number): string {
+  return `(${leftOut} entr${leftOut === 1 ? 'y' : 'ies'} of .knowledge/pins.json ${leftOut === 1 ? 'was' : 'were'} left out: a secret file, a file outside the workspace, or not a path.)`;
+}
