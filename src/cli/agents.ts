@@ -11,6 +11,7 @@ import { PersistedScan, agentSessionsPath, claudeCodeSessionKey } from '../serve
 import type { ScanFn } from '../server/delivery/knowledgeBlock';
 import { hookCommand, installClaudeCodeHook, uninstallClaudeCodeHook } from '../server/agents/claudeSettings';
 import { MEMORY_FLAG, parseMemoryFlag } from '../shared/flag';
+import { readMemorySwitch } from '../server/memory/memorySwitch';
 import { findWorkspaceRoot } from './roots';
 
 export interface AgentIo {
@@ -153,6 +154,8 @@ export async function runClaudeCodeHook(args: readonly string[], io: AgentIo, st
     const verdicts = new PersistedScan(join(dirname(sessionsIndexPath), 'verdicts.json'));
     const core = openCore(workspace, storage, { sessionsIndexPath, scan: verdicts.scan });
     await Promise.all([core.loadForAgents(), verdicts.load()]);
+    // Memory (with the flag) follows the person's switch, mirrored by VS Code to the storage folder: off unless turned on.
+    if (core.memory) await core.memory.configure((await readMemorySwitch(storage)).config);
     const delivery = await core.deliverToAgent(claudeCodeSessionKey(input.session_id), moment, budget, 'Claude Code');
     if (delivery.text !== '') io.stdout(delivery.text.endsWith('\n') ? delivery.text : `${delivery.text}\n`);
     await Promise.all([delivery.commit(), verdicts.save()]);
