@@ -150,7 +150,7 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
   // ---- agents that are not ours: pins for all agents, Claude Code's hooks, MCP, Copilot's instruction file ----
   registerAgentPinCommands(context, { agentPins, items: () => tree.current, refresh });
   const agentSetup = registerAgentSetup(context, { output, folder });
-  const copilot = registerCopilotShare(context, { client: lc, output, folder, events, agentPins });
+  registerCopilotShare(context, { client: lc, output, folder, events, agentPins });
 
   // The views are filled whenever the server is running: its first start (whatever caused it) and restarts.
   context.subscriptions.push(
@@ -243,7 +243,6 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
       memoryFlag: flag,
       serverState: () => lc.state,
       notesTree: tree,
-      copilot,
       mcpProvider: agentSetup.mcpProvider,
     };
   }
