@@ -28,6 +28,8 @@ import type { AgentPins } from './agentPins';
 export const SHARE_SETTING = 'shareWithCopilot';
 /** workspaceState: the `.git/info/exclude` offer was made once in this workspace. */
 const EXCLUDE_OFFERED_KEY = 'sessionKnowledge.copilotExcludeOffered';
+/** Notes and plans: the server's index announces their edits (ItemsChanged); other pinned files are watched here. */
+const INDEXED = /^\.knowledge\/(notes|plans)\/[^/]+\.md$/;
 /** Changes are gathered for this long before the file is brought up to date. */
 const DEBOUNCE_MS = 250;
 
@@ -108,7 +110,9 @@ export class CopilotShare implements vscode.Disposable {
     // In the queue: a refresh that started before this finishes first, and none that starts later writes.
     const outcome = await this.enqueue(async () => {
       const config = vscode.workspace.getConfiguration('sessionKnowledge', this.deps.folder?.uri);
-      if (config.inspect<boolean>(SHARE_SETTING)?.workspaceValue !== undefined) await config.update(SHARE_SETTING, undefined, vscode.ConfigurationTarget.Workspace);
+      const set = config.inspect<boolean>(SHARE_SETTING);
+      if (set?.workspaceFolderValue !== undefined) await config.update(SHARE_SETTING, undefined, vscode.ConfigurationTarget.WorkspaceFolder);
+      if (set?.workspaceValue !== undefined) await config.update(SHARE_SETTING, undefined, vscode.ConfigurationTarget.Workspace);
       // Still on through the user's own settings: off for this workspace.
       if (this.isOn()) await config.update(SHARE_SETTING, false, vscode.ConfigurationTarget.Workspace);
       this.watchPinnedFiles([]);
@@ -177,10 +181,10 @@ export class CopilotShare implements vscode.Disposable {
     return { state: 'refused', reason };
   }
 
-  /** Keeps one watcher per pinned file outside `.knowledge/`: an edit there changes the block too. */
+  /** Keeps one watcher per pinned file that is not an indexed note or plan: an edit there changes the block too. */
   private watchPinnedFiles(pins: readonly string[]): void {
     const folder = this.deps.folder;
-    const wanted = new Set(folder ? pins.filter((id) => !id.startsWith('.knowledge/')) : []);
+    const wanted = new Set(folder ? pins.filter((id) => !INDEXED.test(id)) : []);
     for (const [id, watcher] of this.fileWatchers) {
       if (!wanted.has(id)) {
         watcher.dispose();
