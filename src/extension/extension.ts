@@ -27,6 +27,9 @@ import { registerMemorySettings } from './memory/memorySettings';
 import { registerKnowledgePanel } from './panel/knowledgePanel';
 import { memoryApi } from './memory/memoryApi';
 import { registerRetention } from './retention';
+import { AgentPins, registerAgentPinCommands } from './agents/agentPins';
+import { registerAgentSetup } from './agents/agentSetup';
+import { registerCopilotShare } from './agents/copilotShare';
 
 let client: LanguageClient | undefined;
 
@@ -82,11 +85,14 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
       return [];
     }
   };
+  const agentPins = new AgentPins(lc, folder);
+  context.subscriptions.push(agentPins);
   const tree = new NotesTreeProvider({
     items: () => lc.sendRequest(ListItemsRequest.type, {}),
     draftPins: () => lc.sendRequest(GetDraftPinsRequest.type),
     activeSession: async () => (activeSession ? { key: activeSession, pins: await activeSessionPins() } : undefined),
     compile: (pins) => lc.sendRequest(CompilePinsRequest.type, { pins, budgetTokens: blockBudget() }).then(undefined, () => undefined),
+    agentPins: () => agentPins.load(),
     workspaceFolder: folder?.uri,
   });
   const view = vscode.window.createTreeView('sessionKnowledge.notes', { treeDataProvider: tree, showCollapseAll: false, canSelectMany: true });
@@ -140,6 +146,11 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
     activeSessionPins,
     refresh,
   });
+
+  // ---- agents that are not ours: pins for all agents, Claude Code's hooks, MCP, Copilot's instruction file ----
+  registerAgentPinCommands(context, { agentPins, items: () => tree.current, refresh });
+  const agentSetup = registerAgentSetup(context, { output, folder });
+  registerCopilotShare(context, { client: lc, output, folder, events, agentPins });
 
   // The views are filled whenever the server is running: its first start (whatever caused it) and restarts.
   context.subscriptions.push(
@@ -231,6 +242,8 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
       // What the `sessionKnowledge.memoryFlag` context key was set to (VS Code has no API that reads one back).
       memoryFlag: flag,
       serverState: () => lc.state,
+      notesTree: tree,
+      mcpProvider: agentSetup.mcpProvider,
     };
   }
   return api;

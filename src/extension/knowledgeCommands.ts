@@ -194,7 +194,7 @@ export function pinRefs(target: unknown, selection?: unknown): string[] | undefi
   const node = target as TreeNode | undefined;
   if (node && typeof node === 'object' && 'type' in node) {
     if (node.type === 'item') return [node.item.id];
-    if (node.type === 'draftPin' || node.type === 'sessionPin') return [node.id];
+    if (node.type === 'draftPin' || node.type === 'sessionPin' || node.type === 'agentPin') return [node.id];
   }
   if (target instanceof vscode.Uri) return target.scheme === 'file' ? [target.fsPath] : undefined;
   if (typeof target === 'string') return [target];

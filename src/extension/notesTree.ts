@@ -1,20 +1,22 @@
 /**
- * The "Notes and Plans" tree: what is pinned to the next chat, then `.knowledge/notes` and
- * `.knowledge/plans` as the server indexes them.
+ * The "Notes and Plans" tree: what is pinned to the next chat, what is pinned for all agents
+ * (`.knowledge/pins.json`), then `.knowledge/notes` and `.knowledge/plans` as the server indexes them.
  */
 import * as vscode from 'vscode';
 import type { KnowledgeItem, KnowledgeKind, PendingBlock } from '../shared/schemas';
 import { itemMark, type KnownPins } from './meter';
 
-type GroupKind = KnowledgeKind | 'draft' | 'session';
+type GroupKind = KnowledgeKind | 'draft' | 'session' | 'agents';
 
 export type TreeNode =
   | { type: 'group'; kind: GroupKind; children: TreeNode[] }
-  | { type: 'item'; item: KnowledgeItem; pinned: boolean }
+  | { type: 'item'; item: KnowledgeItem; pinned: boolean; agentPinned?: boolean }
   | { type: 'draftPin'; id: string; item?: KnowledgeItem; block?: PendingBlock }
-  | { type: 'sessionPin'; id: string; item?: KnowledgeItem; block?: PendingBlock };
+  | { type: 'sessionPin'; id: string; item?: KnowledgeItem; block?: PendingBlock }
+  /** An agent pin; `refused` when a hand-edited pins.json names a file the pin policy refuses (agents never get it). */
+  | { type: 'agentPin'; id: string; item?: KnowledgeItem; block?: PendingBlock; refused?: string };
 
-const GROUP_LABEL: Record<GroupKind, string> = { session: 'Active Chat Session', draft: 'Pinned to Next Chat', note: 'Notes', plan: 'Plans' };
+const GROUP_LABEL: Record<GroupKind, string> = { session: 'Active Chat Session', draft: 'Pinned to Next Chat', agents: 'Pinned for All Agents', note: 'Notes', plan: 'Plans' };
 
 export interface TreeSource {
   items(): Promise<KnowledgeItem[]>;
@@ -23,7 +25,15 @@ export interface TreeSource {
   activeSession(): Promise<{ key: string; pins: string[] } | undefined>;
   /** The block these pins compile to (withheld, missing and cut items are marked from it). */
   compile(pins: string[]): Promise<PendingBlock | undefined>;
+  /** The agent pins (`.knowledge/pins.json`), what it names that is refused, and the block agents get. */
+  agentPins?(): Promise<AgentPinsState>;
   workspaceFolder: vscode.Uri | undefined;
+}
+
+export interface AgentPinsState {
+  pins: string[];
+  refused: { pin: string; reason: string }[];
+  block?: PendingBlock;
 }
 
 export class NotesTreeProvider implements vscode.TreeDataProvider<TreeNode> {
@@ -36,12 +46,19 @@ export class NotesTreeProvider implements vscode.TreeDataProvider<TreeNode> {
   /** Ids whose title or file name another item shares: these show their path. */
   private clashing = new Set<string>();
   private sessionBlock: PendingBlock | undefined;
+  private agents: AgentPinsState = { pins: [], refused: [] };
 
   constructor(private readonly source: TreeSource) {}
 
   /** Re-reads the index and the draft from the server and redraws. */
   async refresh(): Promise<void> {
-    [this.items, this.draft, this.session] = await Promise.all([this.source.items(), this.source.draftPins(), this.source.activeSession()]);
+    [this.items, this.draft, this.session, this.agents] = await Promise.all([
+      this.source.items(),
+      this.source.draftPins(),
+      this.source.activeSession(),
+      // Agent pins never blank the rest of the tree: a pins.json that cannot be read shows no section.
+      this.source.agentPins?.().catch(() => undefined).then((a) => a ?? { pins: [], refused: [] }) ?? { pins: [], refused: [] },
+    ]);
     const seen = new Map<string, string[]>();
     for (const i of this.items) for (const key of [`t:${i.title}`, `f:${i.id.split('/').pop()}`]) seen.set(key, [...(seen.get(key) ?? []), i.id]);
     this.clashing = new Set([...seen.values()].filter((ids) => ids.length > 1).flat());
@@ -65,9 +82,15 @@ export class NotesTreeProvider implements vscode.TreeDataProvider<TreeNode> {
     return this.draft;
   }
 
+  /** The agent pins as the tree last read them. */
+  get agentPins(): readonly string[] {
+    return this.agents.pins;
+  }
+
   getChildren(node?: TreeNode): TreeNode[] {
     if (node) return node.type === 'group' ? node.children : [];
-    if (this.items.length === 0 && this.draft.length === 0) return []; // the welcome view explains what to do
+    const agentCount = this.agents.pins.length + this.agents.refused.length;
+    if (this.items.length === 0 && this.draft.length === 0 && agentCount === 0) return []; // the welcome view explains what to do
     const byId = new Map(this.items.map((i) => [i.id, i]));
     const pinned = new Set(this.draft);
     const groups: TreeNode[] = [];
@@ -77,8 +100,20 @@ export class NotesTreeProvider implements vscode.TreeDataProvider<TreeNode> {
     if (this.draft.length > 0) {
       groups.push({ type: 'group', kind: 'draft', children: this.draft.map((id) => ({ type: 'draftPin', id, item: byId.get(id), block: this.draftBlock })) });
     }
+    if (agentCount > 0) {
+      const { pins, refused, block } = this.agents;
+      groups.push({
+        type: 'group',
+        kind: 'agents',
+        children: [
+          ...pins.map((id): TreeNode => ({ type: 'agentPin', id, item: byId.get(id), block })),
+          ...refused.map((r): TreeNode => ({ type: 'agentPin', id: r.pin, refused: r.reason })),
+        ],
+      });
+    }
+    const forAgents = new Set(this.agents.pins);
     for (const kind of ['note', 'plan'] as const) {
-      groups.push({ type: 'group', kind, children: this.items.filter((i) => i.kind === kind).map((item) => ({ type: 'item', item, pinned: pinned.has(item.id) })) });
+      groups.push({ type: 'group', kind, children: this.items.filter((i) => i.kind === kind).map((item) => ({ type: 'item', item, pinned: pinned.has(item.id), agentPinned: forAgents.has(item.id) })) });
     }
     return groups;
   }
@@ -96,9 +131,19 @@ export class NotesTreeProvider implements vscode.TreeDataProvider<TreeNode> {
       t.contextValue = `knowledgeGroup.${node.kind}`;
       if (node.kind === 'draft') t.tooltip = 'These pass into the next chat session started with @knowledge.';
       if (node.kind === 'session') t.tooltip = 'Pins of the @knowledge session you talked in last. Changes are sent with its next message.';
+      if (node.kind === 'agents') t.tooltip = 'What agents outside @knowledge carry (.knowledge/pins.json): Claude Code through its hooks, MCP clients, Copilot through its instruction file when you share it.';
       return t;
     }
-    if (node.type === 'draftPin' || node.type === 'sessionPin') {
+    if (node.type === 'agentPin' && node.refused) {
+      const t = new vscode.TreeItem(node.id, vscode.TreeItemCollapsibleState.None);
+      t.id = `agentPin:refused:${node.id}`;
+      t.description = 'refused — agents never get it';
+      t.iconPath = new vscode.ThemeIcon('error', new vscode.ThemeColor('list.errorForeground'));
+      t.tooltip = new vscode.MarkdownString().appendText(`${node.id}\nNamed in .knowledge/pins.json but refused: ${node.refused}. Unpin it to tidy the file.`);
+      t.contextValue = 'agentPin';
+      return t;
+    }
+    if (node.type === 'draftPin' || node.type === 'sessionPin' || node.type === 'agentPin') {
       const t = new vscode.TreeItem(node.item?.title ?? node.id, vscode.TreeItemCollapsibleState.None);
       t.id = `${node.type}:${node.id}`;
       // Withheld, missing and cut pins say so, as the panel does; a clean pin shows only its file name.
@@ -106,7 +151,8 @@ export class NotesTreeProvider implements vscode.TreeDataProvider<TreeNode> {
       const problem = mark && mark.icon !== 'check' ? mark : undefined;
       t.description = `${node.item ? this.shortPath(node.id) : node.id}${problem ? ` · ${problem.text.split(' — ')[0]}` : ''}`;
       t.iconPath = problem ? new vscode.ThemeIcon(problem.icon, new vscode.ThemeColor(problem.icon === 'error' ? 'list.errorForeground' : 'list.warningForeground')) : new vscode.ThemeIcon('pinned');
-      t.tooltip = new vscode.MarkdownString().appendText(`${node.id}\n${problem ? problem.text : 'Pinned: sent with the next message that needs it.'}`);
+      const fine = node.type === 'agentPin' ? 'Pinned for all agents: Claude Code, MCP clients and (when shared) Copilot carry it.' : 'Pinned: sent with the next message that needs it.';
+      t.tooltip = new vscode.MarkdownString().appendText(`${node.id}\n${problem ? problem.text : fine}`);
       t.contextValue = node.type;
       const uri = this.source.workspaceFolder ? vscode.Uri.joinPath(this.source.workspaceFolder, node.id) : undefined;
       if (uri) {
@@ -120,7 +166,7 @@ export class NotesTreeProvider implements vscode.TreeDataProvider<TreeNode> {
     t.id = item.id;
     t.resourceUri = vscode.Uri.file(item.path);
     const flagged = item.flaggedRules.length > 0;
-    t.description = `${this.shortPath(item.id)}${node.pinned ? ' · pinned' : ''}${flagged ? ' · withheld' : ''}`;
+    t.description = `${this.shortPath(item.id)}${node.pinned ? ' · pinned' : ''}${node.agentPinned ? ' · all agents' : ''}${flagged ? ' · withheld' : ''}`;
     t.tooltip = flagged
       ? new vscode.MarkdownString().appendText(`Withheld from the agent — reads as an instruction (${item.flaggedRules.join(', ')}).\nOpen it to see what matched; mark it reviewed if it is intended.\n${item.id}`)
       : new vscode.MarkdownString().appendText(`${item.title}\n${item.id}`);

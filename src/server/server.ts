@@ -9,6 +9,7 @@ import { MemoryChangedNotification } from '../shared/memoryProtocol';
 import { resolveInitialization } from './initialize';
 import { KnowledgeCore } from './knowledgeCore';
 import { createServerContext } from './routes/context';
+import { registerAgentRoutes } from './routes/agents';
 import { registerItemRoutes } from './routes/items';
 import { registerMemoryRoutes } from './routes/memory';
 import { registerSessionRoutes } from './routes/sessions';
@@ -56,6 +57,7 @@ export function startServer(connection: Connection): void {
   const diagnostics = registerThreatRoutes(ctx);
   const items = registerItemRoutes(ctx, diagnostics);
   registerSessionRoutes(ctx);
+  registerAgentRoutes(ctx);
 
   connection.onInitialized(async () => {
     await items.reload();

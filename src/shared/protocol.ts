@@ -8,6 +8,7 @@ import { defineNotification, defineNotification0, defineRequest, defineRequest0 
 import {
   AppendResultParamsSchema,
   ClaimScheduledRunParamsSchema,
+  CompileAgentBlockParamsSchema,
   CompilePinsParamsSchema,
   CreateItemParamsSchema,
   CreateSessionParamsSchema,
@@ -24,6 +25,7 @@ import {
   SetPinnedMessagesParamsSchema,
   SetSessionPinsParamsSchema,
   StoreProblemSchema,
+  UpdateAgentPinsParamsSchema,
   UpdateDraftPinsParamsSchema,
   UpdateSessionPinsParamsSchema,
   type ClaimScheduledRunResult,
@@ -97,7 +99,7 @@ export const SetPinnedMessagesRequest = defineRequest('knowledge/sessions/setPin
 /** Client → server: delete a session and, with it, its session-scope memory (a session's memory dies with it). */
 export const DeleteSessionRequest = defineRequest('knowledge/sessions/delete', SessionKeyParamsSchema)<DeleteSessionResult>();
 
-/** Client → server: pins follow a rename made in VS Code (every session and the draft). Answers pins changed. */
+/** Client → server: pins follow a rename made in VS Code (every session, the draft and the agent pins). Answers pins changed. */
 export const RenamePinRequest = defineRequest('knowledge/sessions/renamePin', RenamePinParamsSchema)<number>();
 
 /**
@@ -130,6 +132,25 @@ export const AppendResultRequest = defineRequest('knowledge/sessions/appendResul
  * and keeps its pins in step with the configuration.
  */
 export const ClaimScheduledRunRequest = defineRequest('knowledge/schedule/claim', ClaimScheduledRunParamsSchema)<ClaimScheduledRunResult>();
+
+// ---- agent pins (`.knowledge/pins.json`: what agents outside `@knowledge` carry) ---------------------
+// Changes are announced with StoreChangedNotification, as draft pins are.
+
+/**
+ * Client → server: the agent pins, read from `.knowledge/pins.json` now. `refused` lists entries of a hand-edited
+ * file that the pin policy refuses (secrets, outside the workspace): agents never get those. A malformed file is
+ * set aside and reported (ProblemNotification), and reads as no pins.
+ */
+export const GetAgentPinsRequest = defineRequest0('knowledge/agents/getPins')<UpdateDraftPinsResult>();
+
+/**
+ * Client → server: add/remove agent pins in one locked, atomic update of `.knowledge/pins.json`. Secret files and
+ * files outside the workspace are refused (listed in `refused`, with the reason) and nothing changes for them.
+ */
+export const UpdateAgentPinsRequest = defineRequest('knowledge/agents/updatePins', UpdateAgentPinsParamsSchema)<UpdateDraftPinsResult>();
+
+/** Client → server: the block agents get for the agent pins, compiled now (flagged items withheld). Records nothing. */
+export const CompileAgentBlockRequest = defineRequest('knowledge/agents/compile', CompileAgentBlockParamsSchema)<PendingBlock>();
 
 // ---- threat findings -----------------------------------------------------------------------------
 

@@ -156,6 +156,14 @@ const SessionKey = z
   .refine((k) => !['__proto__', 'constructor', 'prototype'].includes(k) && !(k in Object.prototype), { message: 'not a session key' });
 const PinList = z.array(PinIdSchema).max(500);
 
+/** Add and/or remove agent pins (`.knowledge/pins.json`) in one atomic update; same ids as every pin list. */
+export const UpdateAgentPinsParamsSchema = z.object({ add: PinList.default([]), remove: PinList.default([]) }).strict();
+export type UpdateAgentPinsParams = z.input<typeof UpdateAgentPinsParamsSchema>;
+
+/** The agent block: the agent pins compiled now (flagged items withheld). */
+export const CompileAgentBlockParamsSchema = z.object({ budgetTokens: z.number().int().min(200).max(1_000_000).optional() }).strict();
+export type CompileAgentBlockParams = z.input<typeof CompileAgentBlockParamsSchema>;
+
 export const SessionInfoSchema = z.object({
   key: z.string(),
   createdAt: z.string(),

@@ -43,7 +43,8 @@ function toSessionInfo(s: SessionMeta): SessionInfo {
   };
 }
 
-function toPendingBlock(b: CompiledBlock & { delivered: string }): PendingBlock {
+/** A compiled block as the wire carries it (agent routes use it too). */
+export function toPendingBlock(b: CompiledBlock & { delivered: string }): PendingBlock {
   return {
     text: b.text,
     signature: b.signature,
@@ -83,7 +84,17 @@ export function registerSessionRoutes(ctx: ServerContext): void {
     }
     return announce({ key: p.key, memoryDeleted, ...(memoryKept ? { memoryKept } : {}) });
   });
-  route(connection, RenamePinRequest, async (p) => announce(await sessions().renamePin(p.oldId, p.newId)));
+  route(connection, RenamePinRequest, async (p) => {
+    const changed = await sessions().renamePin(p.oldId, p.newId);
+    // Agent pins follow too; a pins.json that cannot be updated never fails the sessions' rename.
+    let agents = 0;
+    try {
+      agents = (await ctx.ready().agentPins?.rename(p.oldId, p.newId)) ?? 0;
+    } catch (err) {
+      connection.console.warn(`Could not move agent pins from ${p.oldId} to ${p.newId}: ${(err as Error).message}`);
+    }
+    return announce(changed + agents);
+  });
   route(connection, PruneSessionsRequest, async (p) => {
     let memoryKept: string | undefined;
     const out = await sessions().prune(p.olderThanDays, Date.now(), (err) => (memoryKept = err.message));

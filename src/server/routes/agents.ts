@@ -1,0 +1,24 @@
+/**
+ * Owns agent pins on the wire: read and change `.knowledge/pins.json` (what agents outside `@knowledge` carry —
+ * Claude Code's hook, the MCP server, the Copilot instruction file) and compile the block those agents get.
+ * A change is announced with StoreChanged, as draft pins are, so views refresh.
+ */
+import { CompileAgentBlockRequest, GetAgentPinsRequest, StoreChangedNotification, UpdateAgentPinsRequest } from '../../shared/protocol';
+import { route } from '../routing';
+import type { ServerContext } from './context';
+import { toPendingBlock } from './sessions';
+
+export function registerAgentRoutes(ctx: ServerContext): void {
+  const { connection } = ctx;
+
+  route(connection, GetAgentPinsRequest, async () => {
+    const store = ctx.ready().agentPins;
+    return store ? store.read() : { pins: [], refused: [] };
+  });
+  route(connection, UpdateAgentPinsRequest, async (p) => {
+    const result = await ctx.ready().updateAgentPins(p.add, p.remove);
+    void connection.sendNotification(StoreChangedNotification.type, {});
+    return result;
+  });
+  route(connection, CompileAgentBlockRequest, async (p) => toPendingBlock({ ...(await ctx.ready().compileAgentBlock(undefined, p.budgetTokens)), delivered: '' }));
+}
