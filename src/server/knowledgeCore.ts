@@ -244,9 +244,9 @@ export class KnowledgeCore {
    * The block an agent gets: for the agent pins, or for `pins` when given (validated like every pin: a refused
    * pin throws a SessionError naming it). Scanned now; flagged items withheld.
    */
-  async compileAgentBlock(pins?: readonly string[], budgetTokens?: number): Promise<CompiledBlock> {
+  async compileAgentBlock(pins?: readonly string[], budgetTokens?: number, withMemory = true): Promise<CompiledBlock> {
     const ids = pins ? this.sessionService.normalizePins(pins) : await this.getAgentPins();
-    return this.sessionService.compile(ids, budgetTokens);
+    return this.sessionService.compile(ids, budgetTokens, undefined, withMemory);
   }
 
   /** Delivery to an agent session at one of its moments, over the agent pins (see `SessionService.deliverToAgent`). */

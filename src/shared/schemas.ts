@@ -161,7 +161,13 @@ export const UpdateAgentPinsParamsSchema = z.object({ add: PinList.default([]), 
 export type UpdateAgentPinsParams = z.input<typeof UpdateAgentPinsParamsSchema>;
 
 /** The agent block: the agent pins compiled now (flagged items withheld). */
-export const CompileAgentBlockParamsSchema = z.object({ budgetTokens: z.number().int().min(200).max(1_000_000).optional() }).strict();
+export const CompileAgentBlockParamsSchema = z
+  .object({
+    budgetTokens: z.number().int().min(200).max(1_000_000).optional(),
+    /** false: leave the memory index out (a file in the workspace, such as Copilot's instruction file, must not carry personal memory). */
+    memory: z.boolean().optional(),
+  })
+  .strict();
 export type CompileAgentBlockParams = z.input<typeof CompileAgentBlockParamsSchema>;
 
 export const SessionInfoSchema = z.object({

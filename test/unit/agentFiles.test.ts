@@ -157,3 +157,25 @@ test('.git/info/exclude: the line is appended once; not a repository answers und
   assert.equal((await addToGitExclude(wt))?.changed, true);
   assert.ok(readFileSync(join(main, '.git/info/exclude'), 'utf8').includes(GIT_EXCLUDE_LINE));
 });
+
+test('after an update, our installed entries are pointed at the new CLI; nothing is added where we were not installed', async () => {
+  const { installClaudeCodeHook, hookCommand } = await import('../../src/server/agents/claudeSettings');
+  const { refreshInstalledEntries } = await import('../../src/server/agents/installedEntries');
+  const OLD = '/ext/session-knowledge-0.1.0/dist/cli.js';
+  const NEW = '/ext/session-knowledge-0.2.0/dist/cli.js';
+  const none = folder();
+  assert.deepEqual(await refreshInstalledEntries(none, NEW), []);
+  assert.equal(existsSync(join(none, '.claude')), false);
+  assert.equal(existsSync(join(none, '.mcp.json')), false);
+
+  const dir = folder();
+  await installClaudeCodeHook(dir, hookCommand(OLD));
+  await writeMcpConfig(dir, OLD);
+  const updated = await refreshInstalledEntries(dir, NEW);
+  assert.deepEqual(updated.map((p) => p.slice(dir.length + 1)).sort(), ['.claude/settings.local.json', '.mcp.json']);
+  const settings = readFileSync(join(dir, '.claude/settings.local.json'), 'utf8');
+  assert.ok(settings.includes(NEW) && !settings.includes(OLD), settings);
+  assert.equal(((readJson(join(dir, '.mcp.json')).mcpServers as Record<string, { args: string[] }>)[MCP_SERVER_NAME]!.args[0]), NEW);
+  assert.deepEqual(await refreshInstalledEntries(dir, NEW), [], 'a second refresh changes nothing');
+  assert.equal(existsSync(join(dir, CURSOR_MCP_CONFIG_FILE)), false, 'Cursor’s file is not created by a refresh');
+});

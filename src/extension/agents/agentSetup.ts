@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { hookCommand, installClaudeCodeHook, uninstallClaudeCodeHook, type InstallResult } from '../../server/agents/claudeSettings';
 import { CURSOR_MCP_CONFIG_FILE, MCP_CONFIG_FILE, writeMcpConfig, type McpConfigResult } from '../../server/agents/mcpConfig';
+import { refreshInstalledEntries } from '../../server/agents/installedEntries';
 
 /** The id of our `contributes.mcpServerDefinitionProviders` entry. */
 export const MCP_PROVIDER_ID = 'sessionKnowledge.mcp';
@@ -39,6 +40,12 @@ function needsFolder(folder: vscode.WorkspaceFolder | undefined, what: string): 
 /** Registers the commands, and the MCP provider where this VS Code has the API. Answers whether it registered one. */
 export function registerAgentSetup(context: vscode.ExtensionContext, deps: AgentSetupDeps): { mcpProvider: boolean } {
   const { output, folder } = deps;
+  if (folder?.uri.scheme === 'file') {
+    refreshInstalledEntries(folder.uri.fsPath, cliPath(context)).then(
+      (paths) => paths.forEach((p) => output.info(`Pointed the Session Knowledge entries in ${p} at this version of the extension.`)),
+      (err: unknown) => output.warn(`Could not refresh the Session Knowledge entries for Claude Code and MCP: ${(err as Error).message}`),
+    );
+  }
 
   /** Runs a file edit; an invalid file (left untouched by the edit) is named, with a button to open it. */
   const edit = async <T>(what: string, path: string, run: () => Promise<T>): Promise<T | undefined> => {

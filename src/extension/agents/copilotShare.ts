@@ -23,7 +23,11 @@ import {
 } from '../../server/agents/copilotInstructions';
 import { blockBudget } from '../chat/knowledgeSend';
 import type { ServerEvents } from '../serverEvents';
+
 import type { AgentPins } from './agentPins';
+
+/** Tokens the instruction file may take (it costs its size on every Copilot turn); the block's own budget when smaller. */
+export const COPILOT_FILE_BUDGET_TOKENS = 2400;
 
 export const SHARE_SETTING = 'shareWithCopilot';
 /** workspaceState: the `.git/info/exclude` offer was made once in this workspace. */
@@ -155,7 +159,9 @@ export class CopilotShare implements vscode.Disposable {
           if (removed.outcome === 'not-ours') return this.refused(`${COPILOT_INSTRUCTIONS_FILE} was not written by Session Knowledge; it was left as it is.`);
           return { state: removed.outcome === 'removed' ? 'removed' : 'unchanged', pins: 0, tokens: 0 };
         }
-        const block = await this.deps.client.sendRequest(CompileAgentBlockRequest.type, { budgetTokens: blockBudget() });
+        // Copilot attaches the file to every request: a smaller budget than a chat's block, and never the memory
+        // index (personal memory must not land in a workspace file).
+        const block = await this.deps.client.sendRequest(CompileAgentBlockRequest.type, { budgetTokens: Math.min(blockBudget(), COPILOT_FILE_BUDGET_TOKENS), memory: false });
         const content = renderInstructionFile(block.text);
         const written = await writeInstructionFile(root, content);
         this.lastWarning = undefined;

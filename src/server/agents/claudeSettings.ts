@@ -137,3 +137,13 @@ export async function uninstallClaudeCodeHook(workspaceFolder: string): Promise<
     return { path, changed: true };
   });
 }
+
+/** Whether `.claude/settings.local.json` holds a hook this tool wrote (an unreadable or invalid file: no). */
+export async function hasClaudeCodeHook(workspaceFolder: string): Promise<boolean> {
+  try {
+    const settings = JSON.parse(await fs.readFile(join(workspaceFolder, CLAUDE_SETTINGS_FILE), 'utf8')) as { hooks?: Record<string, HookGroup[]> };
+    return Object.values(settings?.hooks ?? {}).some((groups) => Array.isArray(groups) && groups.some((g) => Array.isArray(g?.hooks) && g.hooks.some((h) => isOurHookCommand(h?.command))));
+  } catch {
+    return false;
+  }
+}

@@ -88,3 +88,13 @@ export async function writeMcpConfig(workspaceFolder: string, cliPath: string, f
     return { path, changed: true, created: before === undefined };
   });
 }
+
+/** Whether `<workspaceFolder>/<file>` holds our entry (an unreadable or invalid file: no). */
+export async function hasMcpEntry(workspaceFolder: string, file: string = MCP_CONFIG_FILE): Promise<boolean> {
+  try {
+    const parsed: unknown = JSON.parse(await fs.readFile(join(workspaceFolder, file), 'utf8'));
+    return isObject(parsed) && isObject(parsed.mcpServers) && isObject(parsed.mcpServers[MCP_SERVER_NAME]);
+  } catch {
+    return false;
+  }
+}

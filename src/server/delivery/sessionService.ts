@@ -155,11 +155,11 @@ export class SessionService {
   }
 
   /** Compiles the block for a session's pins (and the memory index) without changing anything. */
-  async compile(pins: readonly string[], budgetTokens?: number, sessionKey?: string): Promise<CompiledBlock> {
+  async compile(pins: readonly string[], budgetTokens?: number, sessionKey?: string, withMemory = true): Promise<CompiledBlock> {
     const items = this.deps.reader ? await loadPinned(this.deps.reader, pins, this.deps.judge) : pins.map((id) => ({ id, kind: 'file' as const, state: 'unavailable' as const, revision: 'unavailable', text: '', reason: 'no workspace folder is open' }));
     let memory: MemoryIndexEntry[] | null = null;
     try {
-      memory = await this.deps.memoryIndex(sessionKey);
+      memory = withMemory ? await this.deps.memoryIndex(sessionKey) : null;
     } catch {
       memory = null; // a memory store that fails to load is left out; the pins still go through
     }

@@ -20,5 +20,5 @@ export function registerAgentRoutes(ctx: ServerContext): void {
     void connection.sendNotification(StoreChangedNotification.type, {});
     return result;
   });
-  route(connection, CompileAgentBlockRequest, async (p) => toPendingBlock({ ...(await ctx.ready().compileAgentBlock(undefined, p.budgetTokens)), delivered: '' }));
+  route(connection, CompileAgentBlockRequest, async (p) => toPendingBlock({ ...(await ctx.ready().compileAgentBlock(undefined, p.budgetTokens, p.memory ?? true)), delivered: '' }));
 }
