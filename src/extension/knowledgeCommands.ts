@@ -64,26 +64,11 @@ export function registerKnowledgeCommands(context: vscode.ExtensionContext, deps
   };
 
   /** Lets the person choose notes and plans (the draft's pins marked) when a pin command has no target. */
-  const pickItems = async (title: string, candidates: readonly string[]): Promise<string[] | undefined> => {
-    const byId = new Map(deps.items().map((i) => [i.id, i]));
-    if (candidates.length === 0) {
-      void vscode.window.showInformationMessage(title.startsWith('Unpin') ? 'Nothing is pinned.' : 'There are no notes or plans yet: create one with Session Knowledge: New Note.');
-      return undefined;
-    }
-    const picks = await vscode.window.showQuickPick(
-      candidates.map((id) => {
-        const item = byId.get(id);
-        return {
-          label: `$(${item?.flaggedRules.length ? 'warning' : item?.kind === 'plan' ? 'checklist' : item ? 'note' : 'file'}) ${item?.title ?? id}`,
-          description: id,
-          detail: item?.flaggedRules.length ? `withheld — reads as an instruction (${item.flaggedRules.join(', ')})` : undefined,
-          id,
-        };
-      }),
-      { title, canPickMany: true, matchOnDescription: true },
-    );
-    return picks && picks.length > 0 ? picks.map((p) => p.id) : undefined;
-  };
+  const pickItems = (title: string, candidates: readonly string[]): Promise<string[] | undefined> =>
+    pickKnowledgeItems(deps.items(), title, candidates, {
+      empty: title.startsWith('Unpin') ? 'Nothing is pinned.' : 'There are no notes or plans yet: create one with Session Knowledge: New Note.',
+      withheld: 'withheld',
+    });
 
   /** Runs a change, refreshes the views, and tells the person why when it was refused. */
   const attempt = async <T>(refused: string, change: () => Promise<T>): Promise<T | undefined> => {
@@ -185,6 +170,31 @@ export function registerKnowledgeCommands(context: vscode.ExtensionContext, deps
  * What a pin command was invoked on: a tree node (or a multi-selection of them), a file URI (Explorer, editor
  * title), a path string, or the active editor. Undefined when there is nothing: the command then asks.
  */
+/**
+ * A multi-select quick pick of notes, plans and files by id (flagged ones marked), for a pin command run without a
+ * target. Answers the chosen ids, or undefined when none (or nothing to choose from: `texts.empty` is shown).
+ */
+export async function pickKnowledgeItems(items: readonly KnowledgeItem[], title: string, candidates: readonly string[], texts: { empty: string; withheld: string }): Promise<string[] | undefined> {
+  if (candidates.length === 0) {
+    void vscode.window.showInformationMessage(texts.empty);
+    return undefined;
+  }
+  const byId = new Map(items.map((i) => [i.id, i]));
+  const picks = await vscode.window.showQuickPick(
+    candidates.map((id) => {
+      const item = byId.get(id);
+      return {
+        label: `$(${item?.flaggedRules.length ? 'warning' : item?.kind === 'plan' ? 'checklist' : item ? 'note' : 'file'}) ${item?.title ?? id}`,
+        description: id,
+        detail: item?.flaggedRules.length ? `${texts.withheld} — reads as an instruction (${item.flaggedRules.join(', ')})` : undefined,
+        id,
+      };
+    }),
+    { title, canPickMany: true, matchOnDescription: true },
+  );
+  return picks && picks.length > 0 ? picks.map((p) => p.id) : undefined;
+}
+
 export function pinRefs(target: unknown, selection?: unknown): string[] | undefined {
   // A multi-selection in the tree arrives as the second argument.
   if (Array.isArray(selection) && selection.length > 1) {

@@ -8,7 +8,7 @@ import type { LanguageClient } from 'vscode-languageclient/node';
 import { CompileAgentBlockRequest, GetAgentPinsRequest, UpdateAgentPinsRequest } from '../../shared/protocol';
 import type { KnowledgeItem, UpdateDraftPinsResult } from '../../shared/schemas';
 import { blockBudget } from '../chat/knowledgeSend';
-import { pinRefs } from '../knowledgeCommands';
+import { pickKnowledgeItems, pinRefs } from '../knowledgeCommands';
 import type { AgentPinsState } from '../notesTree';
 
 /** `.knowledge/pins.json` (the server's `AGENT_PINS_FILE`; not imported, so the store stays out of this bundle). */
@@ -80,26 +80,11 @@ export function registerAgentPinCommands(context: vscode.ExtensionContext, deps:
   const { agentPins } = deps;
 
   /** Lets the person choose when a command has no target: notes and plans to pin, or the agent pins to unpin. */
-  const pick = async (title: string, candidates: readonly string[]): Promise<string[] | undefined> => {
-    if (candidates.length === 0) {
-      void vscode.window.showInformationMessage(title.startsWith('Unpin') ? 'Nothing is pinned for all agents.' : 'There are no notes or plans to pin: create one with Session Knowledge: New Note, or pin a file from the Explorer.');
-      return undefined;
-    }
-    const byId = new Map(deps.items().map((i) => [i.id, i]));
-    const picks = await vscode.window.showQuickPick(
-      candidates.map((id) => {
-        const item = byId.get(id);
-        return {
-          label: `$(${item?.flaggedRules.length ? 'warning' : item?.kind === 'plan' ? 'checklist' : item ? 'note' : 'file'}) ${item?.title ?? id}`,
-          description: id,
-          detail: item?.flaggedRules.length ? `withheld from agents — reads as an instruction (${item.flaggedRules.join(', ')})` : undefined,
-          id,
-        };
-      }),
-      { title, canPickMany: true, matchOnDescription: true },
-    );
-    return picks && picks.length > 0 ? picks.map((p) => p.id) : undefined;
-  };
+  const pick = (title: string, candidates: readonly string[]): Promise<string[] | undefined> =>
+    pickKnowledgeItems(deps.items(), title, candidates, {
+      empty: title.startsWith('Unpin') ? 'Nothing is pinned for all agents.' : 'There are no notes or plans to pin: create one with Session Knowledge: New Note, or pin a file from the Explorer.',
+      withheld: 'withheld from agents',
+    });
 
   /** Sends the change and says why anything was refused; answers undefined when the request itself failed. */
   const change = async (verb: 'pinned' | 'unpinned', request: { add?: string[]; remove?: string[] }): Promise<UpdateDraftPinsResult | undefined> => {
