@@ -74,7 +74,7 @@ const Id = z.string().min(1).max(100);
 
 /** Settings the extension owns and passes to the server (and again whenever they change). */
 export const MemoryConfigSchema = z.object({
-  /** The person's switch (`sessionKnowledge.memory.enabled`), off by default. */
+  /** The person's switch (Turn Agent Memory On / Off, the panel's switch), off by default. */
   on: z.boolean(),
   readonly: z.boolean().default(false),
   caps: z.object({ session: z.number().int().min(1), project: z.number().int().min(1), personal: z.number().int().min(1) }).default({ session: 200, project: 1000, personal: 1000 }),

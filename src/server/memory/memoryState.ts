@@ -35,7 +35,7 @@ export interface MemoryServiceDeps {
 
 export const SCOPES: readonly MemoryScope[] = ['project', 'personal', 'session'];
 
-const OFF_MESSAGE = 'Memory is off. Turn it on in Settings → Session Knowledge → Memory (sessionKnowledge.memory.enabled); nothing was stored.';
+const OFF_MESSAGE = 'Memory is off. Turn it on with Session Knowledge: Turn Agent Memory On (or the switch in the Knowledge Panel); nothing was stored.';
 const READONLY_MESSAGE = 'Memory is read-only (sessionKnowledge.memory.readonly); nothing was changed. A person can turn read-only off in Settings.';
 
 /**
