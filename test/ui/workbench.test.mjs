@@ -9,7 +9,7 @@
 //   - the walkthrough opens.
 // Screenshots go to test-results/ (workbench-notes-<run>.png, status-quickpick-<run>.png, walkthrough.png).
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import {
@@ -119,6 +119,16 @@ for (const { name, theme, bodyClass, flag } of RUNS) {
       await qp.locator('.monaco-list-row', { hasText: 'deploy.md' }).locator('.action-label[aria-label="Unpin"], a[title="Unpin"]').first().click();
       await meter(page, 'Session Knowledge: 1 item(s) pinned to the next chat').waitFor({ timeout: 30_000 });
       await page.keyboard.press('Escape');
+
+      // Pin for All Agents, from the Command Palette: the view's own section lists them, the flagged one withheld,
+      // and .knowledge/pins.json holds them for Claude Code, MCP clients and Copilot's instruction file.
+      await runCommand(page, 'Session Knowledge: Pin for All Agents');
+      await pickMany(page, ['welcome.md', 'deploy.md']);
+      await sideBarTreeItem(page, 'Pinned for All Agents').waitFor({ timeout: 30_000 });
+      await page.locator('.part.sidebar .monaco-list-row[role="treeitem"]', { hasText: POISON_TITLE }).filter({ hasText: 'withheld' }).first().waitFor({ timeout: 15_000 });
+      assert.deepEqual(JSON.parse(readFileSync(join(workspace, '.knowledge/pins.json'), 'utf8')).pins.sort(), ['.knowledge/notes/deploy.md', '.knowledge/notes/welcome.md']);
+      await page.mouse.move(800, 500);
+      await page.screenshot({ path: join(resultsDir, `agents-tree-${name}.png`) });
 
       if (name === 'light') {
         await page.setViewportSize({ width: 1800, height: 900 }); // wide enough for the step's picture beside it
