@@ -3,6 +3,8 @@ import type { LanguageClient } from 'vscode-languageclient/node';
 import {
   MemoryApproveRequest,
   MemoryForgetRequest,
+  MemoryInboxRejectRequest,
+  MemoryInboxRequest,
   MemoryListRequest,
   MemoryReadRequest,
   MemoryRecallRequest,
@@ -45,5 +47,15 @@ export function memoryApi(client: LanguageClient, memory: MemoryController): Mem
       await client.sendRequest(MemoryApproveRequest.type, { id });
     },
     forget: (id) => client.sendRequest(MemoryForgetRequest.type, { id }),
+    distill: () => Promise.reject(new Error('Distillation is not available yet.')),
+    inbox: async () => {
+      const first = await client.sendRequest(MemoryInboxRequest.type, { limit: 1000 });
+      return { groups: first.groups, counts: first.counts };
+    },
+    reject: async (id, reason) => {
+      const out = await client.sendRequest(MemoryInboxRejectRequest.type, { ids: [id], ...(reason !== undefined ? { reason } : {}) });
+      const refused = out.refused[0];
+      if (refused) throw new Error(refused.message);
+    },
   };
 }
