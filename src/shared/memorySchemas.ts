@@ -377,6 +377,8 @@ export const InboxApproveEditedParamsSchema = z
   .object({
     id: Id,
     edits: z.object({ title: Title.optional(), body: Body.optional(), tags: Tags.optional(), type: MemoryTypeSchema.optional(), importance: Importance.optional() }).strict(),
+    /** Approve a proposal as a new entry, leaving its target as it is (an update or a conflict the person does not see as one). */
+    asNew: z.boolean().optional(),
   })
   .strict();
 export type InboxApproveEditedParams = z.infer<typeof InboxApproveEditedParamsSchema>;
