@@ -31,6 +31,11 @@ function focusInCard(id: string, selector: string): void {
   if (el instanceof HTMLElement) void focusWhenReady(el);
 }
 
+/** A single-item action started: what the last bulk action said is stale now. */
+function clearStatus(): void {
+  inbox.status = '';
+}
+
 function say(id: string, notice: string): void {
   inbox.notices.set(id, notice);
   announce(notice);
@@ -48,6 +53,7 @@ function refuseFlagged(id: string): void {
 async function approveOne(id: string): Promise<void> {
   const row = rowById(id);
   if (!row) return;
+  clearStatus();
   if (!approvable(row)) return refuseFlagged(id);
   const next = afterRemoval(new Set([id]), id);
   const r = await attempt('Approve', () => request('inbox/approve', { ids: [id] }));
@@ -67,6 +73,7 @@ async function approveOne(id: string): Promise<void> {
 function openPart(id: string, kind: InboxPart['kind']): void {
   const row = rowById(id);
   if (!row) return;
+  clearStatus();
   inbox.notices.delete(id);
   inbox.active = id;
   const e = row.entry;
@@ -218,6 +225,7 @@ function toggle(id: string): void {
 
 function clearSelection(): void {
   if (inbox.selected.size === 0) return;
+  clearStatus();
   for (const id of [...inbox.selected]) setSelected(id, false);
   inbox.bulkReject = undefined;
   renderToolbar();

@@ -74,9 +74,38 @@ function provenanceLine(row: InboxItemRow, sessionName: string): HTMLElement {
   return line;
 }
 
+/**
+ * The chunks as people read a change: within each run of changes, what goes before what comes, and the single
+ * spaces the word diff matched between changed words kept inside the change ("[-Every service keeps][+One file
+ * has]", not "[+One][-Every] [+file][-service] …"). Joining either side still gives that side back.
+ */
+export function readableChunks(chunks: readonly DiffChunk[]): DiffChunk[] {
+  const out: DiffChunk[] = [];
+  let removed = '';
+  let added = '';
+  const flush = () => {
+    if (removed) out.push({ op: 'delete', text: removed });
+    if (added) out.push({ op: 'insert', text: added });
+    removed = added = '';
+  };
+  chunks.forEach((c, k) => {
+    if (c.op === 'delete') removed += c.text;
+    else if (c.op === 'insert') added += c.text;
+    else if ((removed || added) && /^\s+$/.test(c.text) && chunks[k + 1] !== undefined && chunks[k + 1]!.op !== 'equal') {
+      removed += c.text;
+      added += c.text;
+    } else {
+      flush();
+      out.push(c);
+    }
+  });
+  flush();
+  return out;
+}
+
 /** Word chunks as text, the inserted ones in `<ins>`, the deleted ones in `<del>` (with words for screen readers). */
 export function appendChunks(el: HTMLElement, chunks: readonly DiffChunk[]): HTMLElement {
-  for (const c of chunks) {
+  for (const c of readableChunks(chunks)) {
     if (c.op === 'equal') {
       el.append(document.createTextNode(c.text));
       continue;

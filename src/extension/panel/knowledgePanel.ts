@@ -124,7 +124,9 @@ class KnowledgePanelProvider implements vscode.WebviewViewProvider, vscode.Dispo
     const counts = this.host.memoryOn() ? await inboxCounts(this.host.client) : undefined;
     if (this.view !== view) return;
     const n = counts?.total ?? 0;
-    view.badge = n > 0 ? { value: n, tooltip: `${n} ${n === 1 ? 'decision waits' : 'decisions wait'} in the inbox` } : undefined;
+    // Zero, not undefined: VS Code's webview view pane (1.100) keeps the last badge when it is set to undefined,
+    // and a number badge of 0 is not drawn.
+    view.badge = { value: n, tooltip: n > 0 ? `${n} ${n === 1 ? 'decision waits' : 'decisions wait'} in the inbox` : '' };
   }
 
   private post(message: PanelOutbound): void {
