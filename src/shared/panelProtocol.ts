@@ -29,6 +29,7 @@ import {
   UpdateMemoryParamsSchema,
   type ForgetPlan,
   type ImportResult,
+  type InboxCounts,
   type MemoryEntryView,
   type MemoryStatus,
 } from './memorySchemas';
@@ -138,6 +139,8 @@ export interface MemoryPart {
   /** Flagged memory entries (first page), for the Flagged section. */
   flagged: MemoryEntryRow[];
   flaggedTotal: number;
+  /** What waits in the decision inbox (proposals + pending agent entries), for the panel's title badge. Only while memory is on. */
+  inbox?: InboxCounts;
 }
 
 export interface PanelState {

@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { GetDraftPinsRequest, JudgeFileRequest, ListItemsRequest, ListSessionsRequest, ResolvePendingRequest } from '../../shared/protocol';
-import { MemoryListFlaggedRequest, MemoryListRequest, MemoryReadRequest, MemoryStatusRequest } from '../../shared/memoryProtocol';
+import { MemoryInboxCountRequest, MemoryListFlaggedRequest, MemoryListRequest, MemoryReadRequest, MemoryStatusRequest } from '../../shared/memoryProtocol';
 import type { MemoryEntryView, MemoryFinding } from '../../shared/memorySchemas';
 import type { KnowledgeItem, PendingBlock, SessionInfo } from '../../shared/schemas';
 import { WITHHELD_WARNING, type FlaggedItemView, type MemoryEntryRow, type MemoryPart, type PanelState, type SessionView, type SpanView } from '../../shared/panelProtocol';
@@ -187,11 +187,13 @@ export class PanelStateBuilder {
         const flagged = await this.client.sendRequest(MemoryListFlaggedRequest.type, { offset: 0, limit: 50 });
         return { on, available: true, flagged: await toRows(this.client, this.seen, flagged.entries), flaggedTotal: flagged.total };
       }
-      const [status, flagged] = await Promise.all([
+      const [status, flagged, inbox] = await Promise.all([
         this.client.sendRequest(MemoryStatusRequest.type),
         this.client.sendRequest(MemoryListRequest.type, { flagged: true, offset: 0, limit: 50 }),
+        // The inbox's count for the title badge; a server without it leaves the badge out.
+        this.client.sendRequest(MemoryInboxCountRequest.type).then(undefined, () => undefined),
       ]);
-      return { on, available: true, status, flagged: await toRows(this.client, this.seen, flagged.entries), flaggedTotal: flagged.total };
+      return { on, available: true, status, flagged: await toRows(this.client, this.seen, flagged.entries), flaggedTotal: flagged.total, ...(inbox ? { inbox } : {}) };
     } catch (err) {
       const error = isMethodNotFound(err) ? 'Agent memory is not available from the language server yet.' : `Memory could not be loaded: ${errorMessage(err)}`;
       return { on, available: false, error, flagged: [], flaggedTotal: 0 };
