@@ -10,7 +10,10 @@
  * after. What is wrong is said in one sentence, for the one retry and for the person.
  */
 import { wrapInEnvelope } from '../../server/threat/envelope';
-import { DISTILL_MAX_PROPOSALS, DistillAnswerSchema, MEMORY_BODY_MAX, MEMORY_TITLE_MAX, type DistilledProposal } from '../../shared/memorySchemas';
+import { z } from 'zod';
+import { DISTILL_MAX_PROPOSALS, DistillAnswerSchema, DistilledProposalSchema, MEMORY_BODY_MAX, MEMORY_TITLE_MAX, type DistilledProposal } from '../../shared/memorySchemas';
+
+const ProposalListSchema = z.array(DistilledProposalSchema).max(DISTILL_MAX_PROPOSALS, `at most ${DISTILL_MAX_PROPOSALS} proposals`);
 
 /** One conversation turn as distillation reads it: the person's words and the model's answer (our footer cut). */
 export interface DistillTurn {
@@ -111,13 +114,15 @@ export function parseDistillAnswer(answer: string): ParsedAnswer {
   } catch (err) {
     return { ok: false, problem: `The answer is not valid JSON (${(err as Error).message}).` };
   }
-  const parsed = DistillAnswerSchema.safeParse(value);
+  // The array itself, or `{ "proposals": [...] }` (DistillAnswerSchema accepts both; read apart here so a problem names its item).
+  const list = Array.isArray(value) ? value : typeof value === 'object' && value !== null && Array.isArray((value as { proposals?: unknown }).proposals) ? (value as { proposals: unknown[] }).proposals : undefined;
+  if (!list) return { ok: false, problem: 'The answer must be a JSON array of proposals.' };
+  const parsed = DistillAnswerSchema.safeParse(list);
   if (parsed.success) return { ok: true, proposals: parsed.data };
-  const issue = parsed.error.issues[0];
+  const issue = ProposalListSchema.safeParse(list).error?.issues[0] ?? parsed.error.issues[0];
   const path = issue?.path ?? [];
-  const at = path.length === 0 ? 'the answer' : typeof path[0] === 'number' ? `item ${path[0] + 1}${path.length > 1 ? `, field "${path.slice(1).join('.')}"` : ''}` : `field "${path.join('.')}"`;
-  const shape = Array.isArray(value) || (typeof value === 'object' && value !== null && 'proposals' in value) ? '' : ' It must be a JSON array of proposals.';
-  return { ok: false, problem: `In ${at}: ${issue?.message ?? 'invalid'}.${shape}` };
+  const at = typeof path[0] === 'number' ? `item ${path[0] + 1}${path.length > 1 ? `, field "${path.slice(1).join('.')}"` : ''}` : 'the answer';
+  return { ok: false, problem: `In ${at}: ${issue?.message ?? 'invalid'}.` };
 }
 
 /** The message of the one retry: what was wrong, and the shape again. */
