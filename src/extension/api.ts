@@ -76,13 +76,16 @@ export interface MemoryEntryView {
   body: string;
   tags: string[];
   trust: { state: 'pending' | 'approved' | 'legacy'; approvedBy?: string; approvedAt?: string };
-  provenance: { sourceKind: 'human' | 'agent' | 'import' | 'legacy'; identity: string; sessionKey?: string; at: string };
+  provenance: { sourceKind: 'human' | 'agent' | 'import' | 'legacy'; identity: string; sessionKey?: string; at: string; distilledFrom?: { sessionKey: string; turn: number; model: string } };
   revision: string;
   flagged: boolean;
   findings: { ruleId: string; category: string; message: string; field: 'title' | 'body' | 'tags'; start: number; end: number }[];
   aged: boolean;
   /** Pending proposals only: what distillation proposes (`update` and `conflict` name the entry they would supersede). */
   proposal?: { kind: 'new' | 'update' | 'conflict'; target?: string; rationale: string; distilledFrom: { sessionKey: string; turn: number; model: string } };
+  /** The entry that replaced it, and the session whose approved proposal did (an update or a conflict). */
+  supersededBy?: string;
+  supersededInSession?: string;
   /** Set when a person rejected it (kept for the record; it reaches no model). */
   rejected?: { reason?: string; by: string; at: string };
 }
