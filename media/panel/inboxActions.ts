@@ -413,7 +413,8 @@ export function onInboxKey(ev: KeyboardEvent): boolean {
     });
   }
   if (ev.key === ' ' && t === cardEl) return run(() => toggle(id));
-  if (ev.key === 'Escape') {
+  // Esc clears a selection, or brings focus from a button back to its item; otherwise it is VS Code's.
+  if (ev.key === 'Escape' && (inbox.selected.size > 0 || t !== cardEl)) {
     return run(() => {
       clearSelection();
       if (t !== cardEl) moveTo(id);

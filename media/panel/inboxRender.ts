@@ -12,6 +12,7 @@ import { appendMarked, badge, button, h, icon, withheldWarning } from './render'
 /** The keys of the inbox, shown once above the list and named on every item (`aria-keyshortcuts`). */
 export const INBOX_KEYS: readonly [string, string][] = [
   ['↑ ↓', 'move'],
+  ['Home End', 'first, last'],
   ['Space', 'select'],
   ['A', 'approve'],
   ['E', 'edit, then approve'],
