@@ -8,6 +8,7 @@ import { runAtrCasesBench } from './atrCases';
 import { runCliStartBench } from './cliStart';
 import { runAgentHookBench } from './agentHook';
 import { runMemoryBench } from './memory';
+import { runDistillBench } from './distill';
 import { runPanelBench } from './panel';
 import { runActivationBench } from './activation';
 import { runReliabilityBench } from './reliability';
@@ -24,6 +25,7 @@ async function main(): Promise<void> {
   await runCliStartBench();
   await runAgentHookBench();
   await runMemoryBench();
+  await runDistillBench();
   await runPanelBench();
   await runActivationBench();
   await runReliabilityBench();

@@ -1,20 +1,31 @@
 /**
- * Knowledge panel bench: the first page of a 10k-entry memory store (BENCH_PANEL_SIZE) must show within
+ * Knowledge panel bench, in two parts.
+ *
+ * 1. Memory list: the first page of a 10k-entry memory store (BENCH_PANEL_SIZE) must show within
  * 300 ms of the request. Measured end to end: the real language server over IPC answers the first page
  * (knowledge/memory/list), the rows cross into headless Debian Chromium, and the panel's real rendering
  * code (media/panel/render.ts, bundled here with esbuild: plain buttons and checkboxes per row,
  * @vscode-elements only in the inline editors) builds the page and lays it out. Beside it, in the same
  * run, a naive baseline: fetch every entry (in 500-entry requests, the protocol's maximum) and render all
  * of them with the same code. The verdict holds the p50 and the worst run to the target.
- * Runnable alone: `node --import tsx bench/panel.ts` (needs `npm run build` for dist/server.js).
+ *
+ * 2. Decision inbox at 1k pending (BENCH_INBOX_SIZE): 1,000 distilled proposals submitted through the real server
+ *    (`knowledge/memory/distill/submit`, 20 at a time from 50 sessions; one in ten restates an approved entry, so it
+ *    is an update with a diff), the whole inbox asked for in one `knowledge/memory/inbox` request (limit 1000) and
+ *    rendered with the panel's inbox code (media/panel/inboxRender.ts) in headless Chromium: items rendered per
+ *    second, and time to first paint of the section (request + render + layout + a frame). Beside it, the baseline:
+ *    the same 1,000 entries as the memory list renders them (renderMemoryRows), fetched with memory/list.
+ *
+ * Runnable alone: `node --import tsx bench/panel.ts` (needs `npm run build` for dist/server.js);
+ * `BENCH_PANEL_PARTS=inbox` runs only the inbox part.
  */
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as esbuild from 'esbuild';
-import { MemoryConfigureRequest, MemoryListRequest } from '../src/shared/memoryProtocol';
-import type { MemoryEntryView } from '../src/shared/memorySchemas';
-import type { MemoryEntryRow } from '../src/shared/panelProtocol';
+import { MemoryConfigureRequest, MemoryDistillSubmitRequest, MemoryInboxRequest, MemoryListRequest } from '../src/shared/memoryProtocol';
+import type { DistilledProposal, MemoryEntryView } from '../src/shared/memorySchemas';
+import type { InboxGroupView, MemoryEntryRow } from '../src/shared/panelProtocol';
 import { startRealServer } from '../test/helpers/serverConnection';
 import { fmt, printTable } from './harness';
 
@@ -60,7 +71,8 @@ function memoryLines(n: number): string {
 async function renderBundle(): Promise<string> {
   const result = await esbuild.build({
     stdin: {
-      contents: "import { renderMemoryRows } from './media/panel/render';\n(globalThis as any).__renderMemoryRows = renderMemoryRows;",
+      contents:
+        "import { renderMemoryRows } from './media/panel/render';\nimport { renderInboxGroups } from './media/panel/inboxRender';\n(globalThis as any).__renderMemoryRows = renderMemoryRows;\n(globalThis as any).__renderInboxGroups = renderInboxGroups;",
       resolveDir: resolve(__dirname, '..'),
       loader: 'ts',
     },
@@ -80,6 +92,7 @@ interface BrowserGlobals {
   document: { getElementById(id: string): { getBoundingClientRect(): { height: number } } };
   requestAnimationFrame(cb: () => void): void;
   __renderMemoryRows(container: unknown, rows: unknown[], ui: unknown): void;
+  __renderInboxGroups(container: unknown, groups: unknown[], ui: unknown, total: number): void;
 }
 
 const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -90,6 +103,12 @@ export async function runPanelBench(): Promise<void> {
     console.log(`\nKnowledge panel bench skipped: no Chromium at ${CHROMIUM}`);
     return;
   }
+  const parts = (process.env.BENCH_PANEL_PARTS ?? 'memory,inbox').split(',');
+  if (parts.includes('memory')) await runMemoryListBench();
+  if (parts.includes('inbox')) await runInboxBench();
+}
+
+async function runMemoryListBench(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'sk-bench-panel-'));
   const workspace = join(root, 'ws');
   mkdirSync(join(workspace, '.knowledge/notes'), { recursive: true });
@@ -165,6 +184,165 @@ export async function runPanelBench(): Promise<void> {
     );
     const verdict = (x: number) => (x < TARGET_MS ? 'meets' : 'MISSES');
     console.log(`first page shown p50 ${fmt(p50(ours.total))} ms, max ${fmt(max(ours.total))} ms — p50 ${verdict(p50(ours.total))} and max ${verdict(max(ours.total))} the ${TARGET_MS} ms target; naive is ${(p50(naive.total) / p50(ours.total)).toFixed(0)}× slower`);
+  } finally {
+    await browser.close().catch(() => undefined);
+    await server.stop();
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+const INBOX_SIZE = Number(process.env.BENCH_INBOX_SIZE ?? 1000);
+const INBOX_RUNS = Number(process.env.BENCH_INBOX_RUNS ?? 7);
+const INBOX_SESSIONS = 50;
+
+/** Approved entries the update proposals restate (one in ten proposals), in memory.jsonl. */
+function approvedLines(n: number): string {
+  const at = '2026-01-01T00:00:00.000Z';
+  const lines: string[] = [];
+  for (let i = 0; i < n; i++) {
+    lines.push(
+      JSON.stringify({
+        id: `base_${i}`, scope: 'project', type: 'fact', title: `Service ${i} settings`, body: `Service ${i} listens on port ${8000 + i} and logs to stdout.`,
+        tags: [], importance: 'medium', confidence: 1, provenance: { sourceKind: 'human', identity: 'bench', at },
+        trust: { state: 'approved', approvedBy: 'bench', approvedAt: at }, createdAt: at, updatedAt: at, wrongFlags: [],
+      }),
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Part 2: the decision inbox at `INBOX_SIZE` pending proposals beside the memory list of the same entries. */
+async function runInboxBench(): Promise<void> {
+  const root = mkdtempSync(join(tmpdir(), 'sk-bench-inbox-'));
+  const workspace = join(root, 'ws');
+  mkdirSync(join(workspace, '.knowledge/notes'), { recursive: true });
+  const updates = Math.floor(INBOX_SIZE / 10);
+  writeFileSync(join(workspace, '.knowledge/memory.jsonl'), approvedLines(updates));
+  const storage = join(root, 'storage');
+  mkdirSync(storage, { recursive: true });
+  const server = await startRealServer({ workspaceFolder: workspace, globalStoragePath: storage, memoryEnabled: true });
+  const { chromium } = await import('playwright-core');
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+  try {
+    const c = server.connection;
+    try {
+      await c.sendRequest(MemoryConfigureRequest.type, { on: true, readonly: false, caps: { session: 200, project: INBOX_SIZE * 4, personal: 1000 }, maxAgeDays: 0, supersedeThreshold: 0.85, indexBudgetTokens: 2000 });
+    } catch (err) {
+      console.log(`\nDecision inbox bench skipped: the server has no memory routes (${(err as Error).message})`);
+      return;
+    }
+    // Seed: 1,000 proposals from 50 sessions, 20 per distillation (the protocol's maximum), one in ten an update.
+    let seed = 11;
+    const rnd = () => (seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff) / 0x7fffffff;
+    const phrase = (k: number) => Array.from({ length: k }, () => WORDS[Math.floor(rnd() * WORDS.length)]).join(' ');
+    const perCall = 20;
+    let made = 0;
+    let submitMs = 0;
+    for (let call = 0; made < INBOX_SIZE; call++) {
+      const proposals: DistilledProposal[] = [];
+      for (let k = 0; k < perCall && made < INBOX_SIZE; k++, made++) {
+        const update = made % 10 === 0 && made / 10 < updates;
+        proposals.push({
+          type: (['fact', 'lesson', 'decision', 'reference'] as const)[made % 4]!,
+          title: update ? `Service ${made / 10} settings` : `${phrase(4)} ${made}`,
+          body: update ? `Service ${made / 10} listens on port ${9000 + made / 10} and logs to a file.` : `${phrase(30)}.`,
+          tags: [WORDS[made % WORDS.length]!],
+          importance: 'medium',
+          rationale: `Turn ${k + 1}: "${phrase(12)}"`,
+          turn: k + 1,
+        });
+      }
+      const t0 = performance.now();
+      const r = await c.sendRequest(MemoryDistillSubmitRequest.type, { sessionKey: `bench-session-${call % INBOX_SESSIONS}`, model: 'bench-model', turns: perCall, proposals, scope: 'project' });
+      submitMs += performance.now() - t0;
+      if (r.skipped.length > 0) throw new Error(`the bench's proposals were skipped: ${JSON.stringify(r.skipped.slice(0, 3))}`);
+    }
+
+    const page = await browser.newPage({ viewport: { width: 400, height: 900 } });
+    await page.setContent('<!DOCTYPE html><html><body><div id="list"></div></body></html>');
+    // The panel's own stylesheet (both sides): layout is most of a whole inbox's first paint.
+    await page.addStyleTag({ content: readFileSync(resolve(__dirname, '../media/panel/panel.css'), 'utf8') });
+    await page.addScriptTag({ content: await renderBundle() });
+    const ui = { warning: 'Withheld from the agent — reads as an instruction', selected: [], active: undefined, part: undefined, notices: [] };
+    /** Renders in the page (as postMessage would carry the data), lays out, waits a frame: ms in the page. */
+    const renderInbox = (groups: InboxGroupView[], total: number) =>
+      page.evaluate(
+        ([g, u, n]) => {
+          const w = globalThis as unknown as BrowserGlobals;
+          const start = w.performance.now();
+          const list = w.document.getElementById('list');
+          const view = { ...(u as object), selected: new Set(), notices: new Map() };
+          w.__renderInboxGroups(list, g as unknown[], view, n as number);
+          void list.getBoundingClientRect().height;
+          return new Promise<number>((res) => w.requestAnimationFrame(() => res(w.performance.now() - start)));
+        },
+        [groups, ui, total] as const,
+      );
+    const renderList = (rows: MemoryEntryRow[]) =>
+      page.evaluate((r) => {
+        const w = globalThis as unknown as BrowserGlobals;
+        const start = w.performance.now();
+        const list = w.document.getElementById('list');
+        w.__renderMemoryRows(list, r, { warning: 'Withheld from the agent — reads as an instruction', selected: new Set(), inline: new Map() });
+        void list.getBoundingClientRect().height;
+        return new Promise<number>((res) => w.requestAnimationFrame(() => res(w.performance.now() - start)));
+      }, rows);
+
+    const fetchInbox = async () => {
+      const r = await c.sendRequest(MemoryInboxRequest.type, { offset: 0, limit: 1000 });
+      const groups: InboxGroupView[] = r.groups.map((g) => ({ sessionKey: g.sessionKey, counts: g.counts, items: g.items.map((item) => ({ ...item, spans: [] })) }));
+      return { groups, total: r.total, items: groups.reduce((n, g) => n + g.items.length, 0), diffs: groups.reduce((n, g) => n + g.items.filter((i) => i.diff?.length).length, 0) };
+    };
+    const fetchList = async () => {
+      const all: MemoryEntryView[] = [];
+      for (let offset = 0; ; offset += 500) {
+        const r = await c.sendRequest(MemoryListRequest.type, { trust: 'pending', offset, limit: 500 });
+        all.push(...r.entries);
+        if (r.entries.length < 500 || all.length >= r.total) break;
+      }
+      return all.map((entry): MemoryEntryRow => ({ entry, badge: null, spans: [] }));
+    };
+
+    // Warm up: the server's load and scan of the store, the page's custom elements.
+    const warm = await fetchInbox();
+    await renderInbox(warm.groups, warm.total);
+    await renderList(await fetchList());
+
+    const inbox = { request: [] as number[], render: [] as number[], total: [] as number[] };
+    const list = { request: [] as number[], render: [] as number[], total: [] as number[] };
+    let items = 0;
+    let diffs = 0;
+    let listed = 0;
+    for (let i = 0; i < INBOX_RUNS; i++) {
+      // Alternated, so neither side gets a warmer page or server.
+      const t0 = performance.now();
+      const r = await fetchInbox();
+      const t1 = performance.now();
+      const inPage = await renderInbox(r.groups, r.total);
+      inbox.request.push(t1 - t0);
+      inbox.render.push(inPage);
+      inbox.total.push(performance.now() - t0);
+      items = r.items;
+      diffs = r.diffs;
+      const u0 = performance.now();
+      const rows = await fetchList();
+      const u1 = performance.now();
+      const inPage2 = await renderList(rows);
+      list.request.push(u1 - u0);
+      list.render.push(inPage2);
+      list.total.push(performance.now() - u0);
+      listed = rows.length;
+    }
+    const perSecond = (n: number, ms: number) => Math.round((n / ms) * 1000).toLocaleString('en');
+    const row = (name: string, m: typeof inbox, n: number) => [name, fmt(p50(m.request)), fmt(p50(m.render)), perSecond(n, p50(m.render)), fmt(p50(m.total)), fmt(max(m.total))];
+    printTable(
+      `Decision inbox — ${items.toLocaleString('en')} pending proposals from ${INBOX_SESSIONS} sessions (${diffs} updates with a diff), one request, rendered whole (ms; real server over IPC + panel rendering in headless Chromium; p50 of ${INBOX_RUNS} runs)`,
+      ['', 'request p50', 'render p50', 'items/s', 'first paint p50', 'first paint max'],
+      [row(`inbox: ${items} cards in ${INBOX_SESSIONS} session groups`, inbox, items), row(`baseline: memory list of the same ${listed} entries`, list, listed)],
+    );
+    console.log(
+      `inbox at ${items.toLocaleString('en')} pending: ${perSecond(items, p50(inbox.render))} items/s rendered, first paint ${fmt(p50(inbox.total))} ms p50 — memory list of the same entries ${perSecond(listed, p50(list.render))} items/s, ${fmt(p50(list.total))} ms; seeding took ${fmt(submitMs)} ms for ${Math.ceil(INBOX_SIZE / perCall)} distill/submit requests`,
+    );
   } finally {
     await browser.close().catch(() => undefined);
     await server.stop();

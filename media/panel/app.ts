@@ -5,6 +5,7 @@ import type { Actions, Control } from './dom';
 import { act, dismissError, errorBox } from './feedback';
 import { flaggedSection } from './flaggedView';
 import { keepingFocus } from './focus';
+import { inbox, inboxSection, loadInbox, renderInboxNow } from './inbox';
 import { loadPage, renderMemoryListNow } from './memoryList';
 import { memorySection } from './memorySection';
 import { button, h } from './render';
@@ -28,6 +29,9 @@ export function render(): void {
 
   const parts: Node[] = [header, errorBox()];
   if (problems) parts.push(problems);
+  // The inbox first: it is what waits for the person.
+  const inboxShown = s.memory.on && s.memory.available;
+  if (inboxShown) parts.push(inboxSection(s));
   parts.push(sessionsSection(s));
   if (s.memory.on) parts.push(memorySection(s));
   parts.push(flaggedSection(s));
@@ -35,6 +39,7 @@ export function render(): void {
   // again by its key and keeps its text, focus and caret.
   keepingFocus(() => {
     app.replaceChildren(...parts);
+    if (inboxShown) renderInboxNow();
     if (s.memory.on) renderMemoryListNow();
   });
 }
@@ -44,6 +49,8 @@ export function showState(state: PanelState): void {
   panel.state = state;
   render();
   if (state.memory.on && state.memory.available && !panel.page) void loadPage();
+  if (state.memory.on && state.memory.available && !inbox.page) void loadInbox();
+  if (!state.memory.on) inbox.page = undefined;
 }
 
 export const panelActions: Actions = {
@@ -52,7 +59,7 @@ export const panelActions: Actions = {
       const state = await request('state/get', {});
       panel.state = state;
       render();
-      if (state.memory.on) await loadPage();
+      if (state.memory.on) await Promise.all([loadPage(), loadInbox()]);
     }),
   'dismiss-error': dismissError,
 };

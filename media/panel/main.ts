@@ -7,6 +7,8 @@ import { draftActions } from './draft';
 import { fitDropdowns } from './dropdown';
 import { exchangeActions, onExchangeChange } from './exchange';
 import { cancelItemPart, flaggedActions } from './flaggedActions';
+import { loadInbox } from './inbox';
+import { inboxActions, onInboxChange, onInboxFocus, onInboxInput, onInboxKey } from './inboxActions';
 import { cancelEntryPart, memoryActions, onInlineEnter, onInlineInput } from './memoryActions';
 import { loadPage, pagerActions } from './memoryList';
 import { onFilterChange, onSearchInput } from './memorySection';
@@ -24,6 +26,7 @@ const actions = new Map<string, Actions[string]>(
     ...consolidateActions,
     ...exchangeActions,
     ...flaggedActions,
+    ...inboxActions,
     'inline-cancel': (c: ActionContext) => (c.itemId ? cancelItemPart(c) : cancelEntryPart(c)),
   }),
 );
@@ -31,7 +34,9 @@ const actions = new Map<string, Actions[string]>(
 listenToHost({
   state: showState,
   changed: () => {
-    if (panel.state?.memory.on) void loadPage();
+    if (!panel.state?.memory.on) return;
+    void loadPage();
+    void loadInbox();
   },
 });
 
@@ -47,16 +52,18 @@ document.addEventListener('click', (ev) => {
 document.addEventListener('input', (ev) => {
   const t = ev.target as Control | null;
   if (!t) return;
-  if (onSearchInput(t)) return;
+  if (onSearchInput(t) || onInboxInput(t)) return;
   onDraftInput(t);
   onInlineInput(t);
 });
 
-// Enter submits a one-line inline field (the "What is wrong?" reason).
+// The inbox's keys (arrows, Space, A E R M, Esc); Enter submits a one-line inline field (the "What is wrong?" reason).
 document.addEventListener('keydown', (ev) => {
   const t = ev.target as Control | null;
-  if (t) onInlineEnter(ev, t);
+  if (!t || onInboxKey(ev)) return;
+  onInlineEnter(ev, t);
 });
+document.addEventListener('focusin', onInboxFocus);
 
 // Capture phase: vscode-single-select's `change` does not bubble, so a bubbling listener never saw the filters change.
 document.addEventListener(
@@ -64,7 +71,7 @@ document.addEventListener(
   (ev) => {
     const t = ev.target as Control | null;
     if (!t) return;
-    if (onSwitchChange(t) || onSelectChange(t) || onExchangeChange(t)) return;
+    if (onSwitchChange(t) || onInboxChange(t) || onSelectChange(t) || onExchangeChange(t)) return;
     onFilterChange(t);
   },
   true,

@@ -13,6 +13,14 @@ class PanelRequestFailed extends Error {
   ) {
     super(message);
   }
+  static is(err: unknown): err is PanelRequestFailed {
+    return err instanceof PanelRequestFailed;
+  }
+}
+
+/** Why a request failed, as the host said (`PanelErrorReason`), or undefined for anything else. */
+export function failureReason(err: unknown): string | undefined {
+  return PanelRequestFailed.is(err) ? err.reason : undefined;
 }
 
 export function request<M extends PanelMethod>(method: M, params: PanelParams<M>): Promise<PanelResults[M]> {

@@ -9,8 +9,8 @@ export interface SectionCount {
   label: string;
 }
 
-export function section(id: 'sessions' | 'memory' | 'flagged', title: string, count: SectionCount | undefined, ...children: Node[]): HTMLElement {
-  const details = h('details', { id: `section-${id}`, open: view.open[id] }) as HTMLDetailsElement;
+export function section(id: 'inbox' | 'sessions' | 'memory' | 'flagged', title: string, count: SectionCount | undefined, ...children: Node[]): HTMLElement {
+  const details = h('details', { id: `section-${id}`, open: view.open[id] ?? true }) as HTMLDetailsElement;
   const counter = count ? h('vscode-badge', { variant: 'counter', 'aria-label': count.label, title: count.label }, String(count.n)) : '';
   details.append(h('summary', {}, h('h2', {}, title, count ? ' ' : '', counter)));
   details.append(h('div', { class: 'section-body' }, ...children));

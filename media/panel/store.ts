@@ -16,7 +16,7 @@ export const SCOPES = ['session', 'project', 'personal'];
 
 function loadViewState(): PanelViewState {
   const s = vscode.getState() as Partial<PanelViewState> | undefined;
-  const base: PanelViewState = { v: 1, open: { sessions: true, memory: true, flagged: true }, filters: {}, offset: 0, selected: [] };
+  const base: PanelViewState = { v: 1, open: { sessions: true, memory: true, flagged: true, inbox: true }, filters: {}, offset: 0, selected: [] };
   if (!s || s.v !== 1) return base;
   return {
     ...base,

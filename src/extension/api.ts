@@ -76,11 +76,43 @@ export interface MemoryEntryView {
   body: string;
   tags: string[];
   trust: { state: 'pending' | 'approved' | 'legacy'; approvedBy?: string; approvedAt?: string };
-  provenance: { sourceKind: 'human' | 'agent' | 'import' | 'legacy'; identity: string; sessionKey?: string; at: string };
+  provenance: { sourceKind: 'human' | 'agent' | 'import' | 'legacy'; identity: string; sessionKey?: string; at: string; distilledFrom?: { sessionKey: string; turn: number; model: string } };
   revision: string;
   flagged: boolean;
   findings: { ruleId: string; category: string; message: string; field: 'title' | 'body' | 'tags'; start: number; end: number }[];
   aged: boolean;
+  /** Pending proposals only: what distillation proposes (`update` and `conflict` name the entry they would supersede). */
+  proposal?: { kind: 'new' | 'update' | 'conflict'; target?: string; rationale: string; distilledFrom: { sessionKey: string; turn: number; model: string } };
+  /** The entry that replaced it, and the session whose approved proposal did (an update or a conflict). */
+  supersededBy?: string;
+  supersededInSession?: string;
+  /** Set when a person rejected it (kept for the record; it reaches no model). */
+  rejected?: { reason?: string; by: string; at: string };
+}
+
+/** One item of the decision inbox: a pending proposal, or a pending entry an agent wrote or an import brought. */
+export interface MemoryInboxItem {
+  origin: 'proposal' | 'agent' | 'import';
+  entry: MemoryEntryView;
+  /** update or conflict: the entry it would supersede, as it is now (null: gone since). */
+  target?: MemoryEntryView | null;
+  /** update or conflict: what differs, target → proposal. */
+  diff?: { field: 'title' | 'body' | 'tags' | 'type' | 'importance'; before: string; after: string }[];
+}
+
+export interface MemoryInboxCounts {
+  total: number;
+  proposals: number;
+  agentEntries: number;
+  flagged: number;
+  updates: number;
+  conflicts: number;
+}
+
+/** The inbox grouped by session (null: items that name none), newest first. */
+export interface MemoryInbox {
+  groups: { sessionKey: string | null; counts: MemoryInboxCounts; items: MemoryInboxItem[] }[];
+  counts: MemoryInboxCounts;
 }
 
 export interface MemoryApi {
@@ -93,7 +125,21 @@ export interface MemoryApi {
   /** What a model may see: never flagged, aged, legacy, or another session's pending entries. */
   recall(query: string, options?: { sessionKey?: string; limit?: number }): Promise<MemoryEntryView[]>;
   read(id: string): Promise<MemoryEntryView | undefined>;
+  /**
+   * Approves an entry or an inbox item (an update or a conflict supersedes its target). Rejects with a
+   * MemoryError-like error (`data.reason` 'flagged') for an item the threat scan flags that no person reviewed.
+   */
   approve(id: string): Promise<void>;
   forget(id: string): Promise<{ deleted: string[]; restored: string[] }>;
+  /**
+   * Distils the conversation of an `@knowledge` session this window has seen into inbox proposals (the model is asked
+   * with the transcript inside the untrusted envelope; the transcript is never stored). Answers the stored
+   * proposals; rejects when the session is unknown here, no model is available, or the model's answer stayed malformed.
+   */
+  distill(sessionKey: string): Promise<MemoryInboxItem[]>;
+  /** The decision inbox: pending proposals and pending agent entries, grouped by session. */
+  inbox(): Promise<MemoryInbox>;
+  /** Rejects an inbox item, keeping the reason; it never reaches a model. */
+  reject(id: string, reason?: string): Promise<void>;
 }
 

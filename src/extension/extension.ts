@@ -20,7 +20,8 @@ import { ServerEvents } from './serverEvents';
 import { registerKnowledgeCommands } from './knowledgeCommands';
 import { registerSessionCommands } from './sessionCommands';
 import { MemoryController, memoryFlagSet } from './memory/memoryController';
-import { MemoryConfigureRequest } from '../shared/memoryProtocol';
+import { MemoryConfigureRequest, MemoryInboxCountRequest } from '../shared/memoryProtocol';
+import { registerDistill, type Distill } from './memory/distillCommands';
 import { registerMemoryTools } from './memory/memoryTools';
 import { registerMemoryCommands } from './memory/memoryCommands';
 import { registerMemorySettings } from './memory/memorySettings';
@@ -162,9 +163,12 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
   startServerOnNeed(folder, view, startServer, context);
 
   // ---- sessions: the participant, tools, scheduled prompts, the meter ----
+  /** Distillation, set below only with the memory flag. */
+  let distill: Distill | undefined;
   const chatHandler = registerParticipant(context, {
     client: lc,
     log: output,
+    ...(flag ? { distill: () => distill?.chat } : {}),
     onActiveSession: (key) => {
       if (activeSession !== key) {
         activeSession = key;
@@ -231,14 +235,18 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
     registerMemoryTools(context, { client: lc, activeSession: () => activeSession });
     registerMemoryCommands(context, lc);
     registerMemorySettings(context, m);
+    distill = registerDistill(context, { client: lc, log: output, memory: m, activeSession: () => activeSession });
+    // The status bar counts what waits in the inbox while memory is on.
+    meter.setInboxCount(() => (m.isOn() ? lc.sendRequest(MemoryInboxCountRequest.type).then((c) => c.total) : Promise.resolve(0)));
+    context.subscriptions.push(m.onDidChange(() => void meter.show(activeSession)));
   }
 
   const api: SessionKnowledgeApi & { __test?: unknown } = createApi(lc);
-  if (memory) api.memory = memoryApi(lc, memory);
+  if (memory && distill) api.memory = memoryApi(lc, memory, distill);
   // Tests drive the participant and the scheduler directly (the web workbench has no chat view). Never set in production.
   if (process.env.SK_TEST_HOOKS === '1') {
     api.__test = {
-      chatHandler, scheduler, memory, meter, activeSession: () => activeSession, request: (method: string, params?: unknown) => lc.sendRequest(method, params),
+      chatHandler, scheduler, memory, meter, distill, activeSession: () => activeSession, request: (method: string, params?: unknown) => lc.sendRequest(method, params),
       // What the `sessionKnowledge.memoryFlag` context key was set to (VS Code has no API that reads one back).
       memoryFlag: flag,
       serverState: () => lc.state,

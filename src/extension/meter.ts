@@ -44,6 +44,9 @@ export class KnowledgeMeter implements vscode.Disposable {
   private readonly previewChanged = new vscode.EventEmitter<vscode.Uri>();
   private readonly disposables: vscode.Disposable[] = [this.item, this.previewChanged];
 
+  /** How many items wait in the memory inbox (set only with the memory flag; 0 while memory is off). */
+  private inboxCount: (() => Promise<number>) | undefined;
+
   constructor(private readonly client: LanguageClient) {
     this.item.name = 'Session Knowledge';
     this.item.command = 'sessionKnowledge.showSessionStatus';
@@ -53,6 +56,20 @@ export class KnowledgeMeter implements vscode.Disposable {
         provideTextDocumentContent: (uri) => this.previews.get(uri.toString()) ?? 'This preview is gone: run Session Knowledge: Preview Knowledge Block again.',
       }),
     );
+  }
+
+  /** Adds the memory inbox's count to the status bar (memory flag only). */
+  setInboxCount(count: () => Promise<number>): void {
+    this.inboxCount = count;
+  }
+
+  /** The inbox count now; 0 when there is none or it cannot be read (the meter never fails for it). */
+  private async inbox(): Promise<number> {
+    try {
+      return (await this.inboxCount?.()) ?? 0;
+    } catch {
+      return 0;
+    }
   }
 
   /** Pins, the compiled block and whether the next message sends it. */
@@ -74,18 +91,19 @@ export class KnowledgeMeter implements vscode.Disposable {
   /** Redraws the status bar; `known`: the pins and block the tree has just read, so they are not asked for twice. */
   async show(sessionKey: string | undefined, known?: KnownPins): Promise<void> {
     try {
-      const { session, pins, block, sendsBlock } = await this.next(sessionKey, false, known);
+      const [{ session, pins, block, sendsBlock }, waiting] = await Promise.all([this.next(sessionKey, false, known), this.inbox()]);
       const { budget } = block;
       const problems = block.items.filter((i) => i.state !== 'ok').length;
       const cut = budget.cutItems.length > 0 || budget.cutMemoryEntries > 0;
       const where = session ? 'this session' : 'the next chat';
       const state = session ? (!session.delivered ? 'never delivered' : sendsBlock ? 're-send pending' : 'carrying') : pins.length ? 'waiting for the first message' : 'nothing pinned';
-      this.item.text = `$(${session ? 'book' : 'pin'}) ${pins.length}${pins.length ? ` · ${k(budget.usedTokens)}/${k(budget.budgetTokens)}` : ''}${cut || problems ? ' $(warning)' : ''}`;
+      const inboxText = waiting > 0 ? ` $(inbox) ${waiting}` : '';
+      this.item.text = `$(${session ? 'book' : 'pin'}) ${pins.length}${pins.length ? ` · ${k(budget.usedTokens)}/${k(budget.budgetTokens)}` : ''}${cut || problems ? ' $(warning)' : ''}${inboxText}`;
       this.item.tooltip = new vscode.MarkdownString(
-        `**Session Knowledge** — ${where}: ${state}\n\n${pins.length} pinned item(s); block ${budget.usedTokens} of ${budget.budgetTokens} tokens${problems ? `\n\n${problems} withheld or missing` : ''}${cut ? `\n\nCut to fit: ${[...budget.cutItems, budget.cutMemoryEntries ? `${budget.cutMemoryEntries} memory entries` : ''].filter(Boolean).join(', ')}` : ''}\n\nClick to see what the next message carries.`,
+        `**Session Knowledge** — ${where}: ${state}\n\n${pins.length} pinned item(s); block ${budget.usedTokens} of ${budget.budgetTokens} tokens${problems ? `\n\n${problems} withheld or missing` : ''}${cut ? `\n\nCut to fit: ${[...budget.cutItems, budget.cutMemoryEntries ? `${budget.cutMemoryEntries} memory entries` : ''].filter(Boolean).join(', ')}` : ''}${waiting > 0 ? `\n\n${waiting} item(s) wait in the memory inbox (Knowledge Panel)` : ''}\n\nClick to see what the next message carries.`,
       );
       this.item.accessibilityInformation = {
-        label: `Session Knowledge: ${pins.length} item(s) pinned to ${where}, ${state}, ${budget.usedTokens} of ${budget.budgetTokens} tokens${problems ? `, ${problems} withheld or missing` : ''}${cut ? ', some cut to fit' : ''}`,
+        label: `Session Knowledge: ${pins.length} item(s) pinned to ${where}, ${state}, ${budget.usedTokens} of ${budget.budgetTokens} tokens${problems ? `, ${problems} withheld or missing` : ''}${cut ? ', some cut to fit' : ''}${waiting > 0 ? `, ${waiting} waiting in the memory inbox` : ''}`,
         role: 'button',
       };
       this.item.backgroundColor = cut || problems ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;

@@ -4,7 +4,18 @@
  * SESSION_KNOWLEDGE_MEMORY_ENABLE is set (`initializationOptions.memoryEnabled`); otherwise every one answers
  * MethodNotFound. While the person has memory off, mutations answer an error with `data.reason = 'memory-off'`
  * (but a flagged entry can still be listed and forgotten: listFlagged, forgetFlagged); in readonly mode, `'readonly'`; a full scope, `'scope-full'` (the message lists its titles); a bad id,
- * `'not-found'`.
+ * `'not-found'`; approving (or merging) an inbox item the threat scan flags, `'flagged'`.
+ *
+ * Distillation and the decision inbox: the extension asks the model (the conversation inside the untrusted
+ * envelope) and submits its validated proposals; the server classifies each (new, update of the entry it
+ * restates, conflict with the approved decision it contradicts), stores it as a PENDING entry carrying a
+ * `proposal` record, and never lets a proposal reach a model before a person approves it. The inbox lists
+ * proposals and pending agent entries, grouped by session.
+ *
+ * The flagged rule: every proposal is scanned like any write and stays flagged (with its rule) in the inbox.
+ * Approving or merging a flagged item is REFUSED (`'flagged'`, per id in a bulk result) until a person marks
+ * that exact revision "Reviewed — not a threat" (MemoryMarkReviewedRequest) — the explicit override; an edit
+ * makes a new revision, judged again.
  */
 import { defineNotification0, defineRequest, defineRequest0 } from './rpc';
 import {
@@ -26,6 +37,16 @@ import {
   type MemoryEntryView,
   type MemoryListResult,
   type MemoryStatus,
+  DistillSubmitParamsSchema,
+  InboxApproveEditedParamsSchema,
+  InboxIdsParamsSchema,
+  InboxMergeParamsSchema,
+  InboxParamsSchema,
+  InboxRejectParamsSchema,
+  type DistillSubmitResult,
+  type InboxBulkResult,
+  type InboxCounts,
+  type InboxResult,
 } from './memorySchemas';
 
 export const MemoryConfigureRequest = defineRequest('knowledge/memory/configure', MemoryConfigSchema)<MemoryStatus>();
@@ -52,5 +73,46 @@ export const MemoryForgetScopeRequest = defineRequest('knowledge/memory/forgetSc
 export const MemoryMarkReviewedRequest = defineRequest('knowledge/memory/markReviewed', MarkMemoryReviewedParamsSchema)<MemoryEntryView>();
 export const MemoryExportRequest = defineRequest('knowledge/memory/export', ExportParamsSchema)<string>();
 export const MemoryImportRequest = defineRequest('knowledge/memory/import', ImportParamsSchema)<ImportResult>();
+
+// ---- distillation and the decision inbox (client → server) ---------------------------------------------
+
+/**
+ * The model's validated proposals for one session (the extension built the prompt and called the model; the
+ * transcript itself never crosses). Each is checked again, secrets refused, classified — `update` of the entry it
+ * restates (with a diff in the inbox), `conflict` with the approved decision it contradicts (the model's
+ * `contradicts` hint, or a restatement of opposite polarity), else `new` — and stored pending in one write per
+ * scope. Restatements of a pending or rejected proposal, duplicates within the answer and turns past `turns`
+ * are skipped, each with its reason. Answers the stored items (flagged ones with their findings) and the skips.
+ */
+export const MemoryDistillSubmitRequest = defineRequest('knowledge/memory/distill/submit', DistillSubmitParamsSchema)<DistillSubmitResult>();
+/**
+ * The decision inbox for people: pending proposals and pending agent (and imported) entries, grouped by session
+ * (newest first), each with its findings, and for an update or a conflict its target and a word-level diff.
+ * Counts per group and for the whole inbox. Paged over items. Empty while memory is off.
+ */
+export const MemoryInboxRequest = defineRequest('knowledge/memory/inbox', InboxParamsSchema)<InboxResult>();
+/** The inbox counts only (the status bar and panel badges): cheap, no views built. All zero while memory is off. */
+export const MemoryInboxCountRequest = defineRequest0('knowledge/memory/inbox/count')<InboxCounts>();
+/**
+ * Approves inbox items in bulk. A proposal becomes an approved entry keeping `provenance.distilledFrom`; an update
+ * or a conflict supersedes its target and records the session (`supersededInSession`). An agent entry becomes
+ * approved. Refused per id, the rest going ahead: flagged and not reviewed (`flagged`), not in the inbox
+ * (`invalid`), gone (`not-found`), a full scope (`scope-full`).
+ */
+export const MemoryInboxApproveRequest = defineRequest('knowledge/memory/inbox/approve', InboxIdsParamsSchema)<InboxBulkResult>();
+/**
+ * Edit then approve one item. The edit is saved first (a new revision, judged again, secrets refused); when the
+ * edited text is flagged the approval is refused (`flagged`) and the edited item stays in the inbox.
+ */
+export const MemoryInboxApproveEditedRequest = defineRequest('knowledge/memory/inbox/approveEdited', InboxApproveEditedParamsSchema)<MemoryEntryView>();
+/** Rejects inbox items in bulk, keeping the optional reason. A rejected item is kept for the record, reaches no model, and a later distillation does not propose it again. */
+export const MemoryInboxRejectRequest = defineRequest('knowledge/memory/inbox/reject', InboxRejectParamsSchema)<InboxBulkResult>();
+/**
+ * Merges an inbox item into an existing active entry: the entry takes the merged text (approved by the person) and,
+ * in the same scope, records the item in `consolidatedFrom` (forgetting follows it); across scopes the item is
+ * removed. Refused for a flagged item (`flagged`). Answers the updated entry.
+ */
+export const MemoryInboxMergeRequest = defineRequest('knowledge/memory/inbox/merge', InboxMergeParamsSchema)<MemoryEntryView>();
+
 /** Server → client: memory changed (a tool call, another window, a file changed on disk). */
 export const MemoryChangedNotification = defineNotification0('knowledge/memory/changed');

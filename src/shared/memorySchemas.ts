@@ -31,6 +31,43 @@ export const MemoryFindingSchema = z.object({
 });
 export type MemoryFinding = z.infer<typeof MemoryFindingSchema>;
 
+/**
+ * Where a distilled entry came from: the session whose conversation was read, the turn (1-based, as numbered in
+ * the distillation prompt) the rationale quotes, and the model that proposed it. Kept on the entry's provenance
+ * once approved (`provenance.distilledFrom`) and on the proposal while it waits.
+ */
+export const DistilledFromSchema = z.object({ sessionKey: z.string().max(200), turn: z.number().int().min(1), model: z.string().max(200) });
+export type DistilledFrom = z.infer<typeof DistilledFromSchema>;
+
+/**
+ * What a proposal proposes. `new`: nothing stored says it. `update`: it restates the entry `target` (same title,
+ * or near-duplicate text — the supersede machinery); approving it supersedes the target. `conflict`: it
+ * contradicts the approved, active decision `target`; approving it supersedes that decision.
+ */
+export const ProposalKindSchema = z.enum(['new', 'update', 'conflict']);
+export type ProposalKind = z.infer<typeof ProposalKindSchema>;
+
+/**
+ * The proposal record of a pending entry that distillation wrote. Present only until a person approves it (the
+ * approved entry keeps `provenance.distilledFrom`). A proposal reaches no model — not even its own session's —
+ * until it is approved; a rejected one never does.
+ */
+export const ProposalViewSchema = z.object({
+  kind: ProposalKindSchema,
+  /** update: the entry it restates; conflict: the decision it contradicts. Same scope as the proposal. */
+  target: z.string().optional(),
+  /** The target's revision when the proposal was made (the inbox says when the target changed since). */
+  targetRevision: z.string().optional(),
+  /** Why the model proposes it, quoting the turn it came from. */
+  rationale: z.string(),
+  distilledFrom: DistilledFromSchema,
+});
+export type ProposalView = z.infer<typeof ProposalViewSchema>;
+
+/** A person's "no" to an inbox item (a proposal or a pending agent entry). The reason is kept. */
+export const RejectionSchema = z.object({ reason: z.string().optional(), by: z.string(), at: z.string() });
+export type Rejection = z.infer<typeof RejectionSchema>;
+
 /** One entry as the extension, the panel and the API see it. */
 export const MemoryEntryViewSchema = z.object({
   id: z.string(),
@@ -48,15 +85,23 @@ export const MemoryEntryViewSchema = z.object({
     identity: z.string(),
     sessionKey: z.string().optional(),
     at: z.string(),
+    /** Set on an entry that distillation proposed (kept after approval). */
+    distilledFrom: DistilledFromSchema.optional(),
   }),
   trust: z.object({ state: TrustStateSchema, approvedBy: z.string().optional(), approvedAt: z.string().optional() }),
   revision: z.string(),
   createdAt: z.string(),
   updatedAt: z.string(),
   supersededBy: z.string().optional(),
+  /** The session whose approved proposal superseded this entry (set when an update or a conflict is approved). */
+  supersededInSession: z.string().optional(),
   consolidatedFrom: z.array(z.string()).optional(),
   consolidatedInto: z.string().optional(),
   expiresAt: z.string().optional(),
+  /** Pending proposals only: what distillation proposes (see ProposalViewSchema). */
+  proposal: ProposalViewSchema.optional(),
+  /** Set when a person rejected this inbox item: stored for the record, never reaches a model, out of the inbox. */
+  rejected: RejectionSchema.optional(),
   wrongFlags: z.array(z.object({ reason: z.string(), by: z.string(), at: z.string() })),
   /** Judged now with the current rule set; flagged entries never reach a model. */
   flagged: z.boolean(),
@@ -84,6 +129,8 @@ export const MemoryConfigSchema = z.object({
   supersedeThreshold: z.number().min(0).max(1).default(0.85),
   /** Tokens the memory index may use inside the block. */
   indexBudgetTokens: z.number().int().min(100).default(2000),
+  /** Distil a session into inbox proposals whenever `@knowledge` compacts it (the extension acts on it; off by default). */
+  distillOnCompaction: z.boolean().default(false),
 });
 export type MemoryConfig = z.infer<typeof MemoryConfigSchema>;
 
@@ -182,3 +229,169 @@ export type ImportResult = z.infer<typeof ImportResultSchema>;
 /** The layered memory index for a session's block: lines (titles only) and what was cut. */
 export const MemoryIndexParamsSchema = z.object({ sessionKey: z.string().max(200).optional(), budgetTokens: z.number().int().min(100).optional() }).strict();
 export type MemoryIndexParams = z.infer<typeof MemoryIndexParamsSchema>;
+
+// ---- distillation and the decision inbox ---------------------------------------------------------------
+
+/** At most this many proposals are taken from one distillation answer. */
+export const DISTILL_MAX_PROPOSALS = 20;
+export const DISTILL_RATIONALE_MAX = 500;
+
+const Importance = z.enum(['low', 'medium', 'high']);
+
+/**
+ * One proposal as the model must answer it (the extension validates the model's JSON with this; the server
+ * validates it again). Unknown keys are dropped. `turn` is the 1-based number of the turn in the prompt that
+ * `rationale` quotes; `contradicts` is the id of an existing decision (from the list in the prompt) that this
+ * proposal reverses, when it reverses one.
+ */
+export const DistilledProposalSchema = z.object({
+  type: MemoryTypeSchema,
+  title: Title,
+  body: Body.default(''),
+  tags: Tags.default([]),
+  importance: Importance.default('medium'),
+  rationale: z.string().trim().min(1, 'a rationale quoting the turn is required').max(DISTILL_RATIONALE_MAX, `a rationale has at most ${DISTILL_RATIONALE_MAX} characters`),
+  turn: z.number().int().min(1),
+  contradicts: Id.optional(),
+});
+export type DistilledProposal = z.output<typeof DistilledProposalSchema>;
+
+/** The model's whole answer: a JSON array of proposals, or `{ "proposals": [...] }`. An empty array is a valid answer. */
+export const DistillAnswerSchema = z.union([
+  z.array(DistilledProposalSchema).max(DISTILL_MAX_PROPOSALS),
+  z.object({ proposals: z.array(DistilledProposalSchema).max(DISTILL_MAX_PROPOSALS) }).transform((a) => a.proposals),
+]);
+
+export const DistillSubmitParamsSchema = z
+  .object({
+    /** The session whose conversation was distilled. */
+    sessionKey: z.string().min(1).max(200),
+    /** The model that answered (its id, or vendor/family). */
+    model: z.string().min(1).max(200),
+    /** How many turns the prompt numbered: a proposal citing a turn past this is skipped (`bad-turn`). */
+    turns: z.number().int().min(1).max(1_000_000),
+    proposals: z.array(DistilledProposalSchema).max(DISTILL_MAX_PROPOSALS),
+    /** Where `new` proposals go. Default: personal for preferences, project for the rest. Updates and conflicts go to their target's scope. */
+    scope: z.enum(['project', 'personal']).optional(),
+  })
+  .strict();
+export type DistillSubmitParams = z.input<typeof DistillSubmitParamsSchema>;
+
+/** A word-level change of one field, for the inbox's diff of an update or a conflict. */
+export const DiffChunkSchema = z.object({ op: z.enum(['equal', 'insert', 'delete']), text: z.string() });
+export type DiffChunk = z.infer<typeof DiffChunkSchema>;
+
+/** One field that differs between the target (before) and the proposal (after). */
+export const FieldDiffSchema = z.object({
+  field: z.enum(['title', 'body', 'tags', 'type', 'importance']),
+  before: z.string(),
+  after: z.string(),
+  /** Word-level chunks from `before` to `after` (title and body; absent when the texts are too long to diff). */
+  chunks: z.array(DiffChunkSchema).optional(),
+});
+export type FieldDiff = z.infer<typeof FieldDiffSchema>;
+
+/**
+ * One item of the decision inbox: a pending proposal (origin `proposal`), or a pending entry an agent wrote
+ * (`agent`) or an import brought (`import`). `entry.flagged` and `entry.findings` say whether it reads as an
+ * instruction and which rule matched: such an item is never approved silently (see MemoryInboxApproveRequest).
+ */
+export const InboxItemSchema = z.object({
+  origin: z.enum(['proposal', 'agent', 'import']),
+  entry: MemoryEntryViewSchema,
+  /** update or conflict: the target as it is now; null when it is gone (approving then adds the proposal as new). */
+  target: MemoryEntryViewSchema.nullable().optional(),
+  /** update or conflict: the fields that differ, target → proposal. */
+  diff: z.array(FieldDiffSchema).optional(),
+  /** The target changed since the proposal was made (the diff is against it as it is now). */
+  targetChanged: z.boolean().optional(),
+});
+export type InboxItem = z.infer<typeof InboxItemSchema>;
+
+export const InboxCountsSchema = z.object({
+  /** Every item waiting: proposals + agentEntries. What the badges show. */
+  total: z.number().int(),
+  proposals: z.number().int(),
+  /** Pending entries written by agents or brought by an import. */
+  agentEntries: z.number().int(),
+  flagged: z.number().int(),
+  updates: z.number().int(),
+  conflicts: z.number().int(),
+});
+export type InboxCounts = z.infer<typeof InboxCountsSchema>;
+
+/** The items of one session (null: items that name no session — imports, API writes without one). */
+export const InboxGroupSchema = z.object({ sessionKey: z.string().nullable(), counts: InboxCountsSchema, items: z.array(InboxItemSchema) });
+export type InboxGroup = z.infer<typeof InboxGroupSchema>;
+
+export const InboxParamsSchema = z
+  .object({
+    /** Only this session's items. */
+    sessionKey: z.string().max(200).optional(),
+    /** Rejected items too (the record of what was said no to); off by default. */
+    includeRejected: z.boolean().default(false),
+    /** Paging over items in group order (newest group first; within a group by turn, then age). */
+    offset: z.number().int().min(0).default(0),
+    limit: z.number().int().min(1).max(1000).default(200),
+  })
+  .strict();
+export type InboxParams = z.input<typeof InboxParamsSchema>;
+
+export const InboxResultSchema = z.object({
+  /** The groups of this page, newest first. Each group's counts cover the whole group, not just this page. */
+  groups: z.array(InboxGroupSchema),
+  /** The whole inbox (rejected items never counted). */
+  counts: InboxCountsSchema,
+  /** Items matching the params before paging. */
+  total: z.number().int(),
+});
+export type InboxResult = z.infer<typeof InboxResultSchema>;
+
+/** What distillation stored, and what it left out and why. */
+export const DistillSkipSchema = z.object({
+  /** Index of the proposal in the submitted array. */
+  index: z.number().int(),
+  title: z.string(),
+  reason: z.enum(['already-proposed', 'rejected-before', 'duplicate-in-answer', 'secret', 'bad-turn']),
+  message: z.string(),
+  /** The pending or rejected item it restates (already-proposed, rejected-before). */
+  id: z.string().optional(),
+});
+export type DistillSkip = z.infer<typeof DistillSkipSchema>;
+export const DistillSubmitResultSchema = z.object({ items: z.array(InboxItemSchema), skipped: z.array(DistillSkipSchema) });
+export type DistillSubmitResult = z.infer<typeof DistillSubmitResultSchema>;
+
+export const InboxIdsParamsSchema = z.object({ ids: z.array(Id).min(1).max(1000) }).strict();
+export type InboxIdsParams = z.infer<typeof InboxIdsParamsSchema>;
+export const InboxRejectParamsSchema = z.object({ ids: z.array(Id).min(1).max(1000), reason: z.string().trim().max(500).optional() }).strict();
+export type InboxRejectParams = z.input<typeof InboxRejectParamsSchema>;
+
+/** A bulk action's outcome per id: what was done, and what was refused with the reason (`data.reason` of a MemoryError). */
+export const InboxBulkResultSchema = z.object({
+  done: z.array(MemoryEntryViewSchema),
+  refused: z.array(z.object({ id: z.string(), reason: z.string(), message: z.string() })),
+});
+export type InboxBulkResult = z.infer<typeof InboxBulkResultSchema>;
+
+export const InboxApproveEditedParamsSchema = z
+  .object({
+    id: Id,
+    edits: z.object({ title: Title.optional(), body: Body.optional(), tags: Tags.optional(), type: MemoryTypeSchema.optional(), importance: Importance.optional() }).strict(),
+    /** Approve a proposal as a new entry, leaving its target as it is (an update or a conflict the person does not see as one). */
+    asNew: z.boolean().optional(),
+  })
+  .strict();
+export type InboxApproveEditedParams = z.infer<typeof InboxApproveEditedParamsSchema>;
+
+export const InboxMergeParamsSchema = z
+  .object({
+    /** The inbox item to merge. */
+    id: Id,
+    /** The existing entry it merges into (active, not itself in the inbox). */
+    intoId: Id,
+    /** The merged text; default: the target's title, its body then the item's body, tags joined. */
+    title: Title.optional(),
+    body: Body.optional(),
+  })
+  .strict();
+export type InboxMergeParams = z.infer<typeof InboxMergeParamsSchema>;

@@ -23,12 +23,18 @@ import { z } from 'zod';
 import {
   ConsolidateParamsSchema,
   FlagWrongParamsSchema,
+  InboxApproveEditedParamsSchema,
+  InboxMergeParamsSchema,
+  InboxRejectParamsSchema,
   MarkMemoryReviewedParamsSchema,
   MemoryListParamsSchema,
   MemoryScopeSchema,
   UpdateMemoryParamsSchema,
   type ForgetPlan,
   type ImportResult,
+  type InboxBulkResult,
+  type InboxCounts,
+  type InboxItem,
   type MemoryEntryView,
   type MemoryStatus,
 } from './memorySchemas';
@@ -68,6 +74,21 @@ export const PanelParamsSchemas = {
   'memory/export': z.object({ scope: MemoryScopeSchema, format: z.enum(['json', 'markdown']) }).strict(),
   /** Import into a scope: the host asks which file. Answers the import result, or null when cancelled. */
   'memory/import': z.object({ scope: MemoryScopeSchema, format: z.enum(['json', 'markdown']) }).strict(),
+  /**
+   * The decision inbox: one page of pending proposals and pending agent entries, grouped by session (newest
+   * group first). Answers `InboxPage`. The webview asks for the first `limit` items and grows `limit` ("Show more").
+   */
+  'inbox/list': z.object({ offset: z.number().int().min(0).max(10_000_000).default(0), limit: z.number().int().min(1).max(1000).default(200) }).strict(),
+  /** Approve inbox items (one, or a selection). Answers the per-id outcome: a flagged, unreviewed item is refused (`flagged`). */
+  'inbox/approve': z.object({ ids: z.array(MemoryId).min(1).max(1000) }).strict(),
+  /** Save the person's edit of one item, then approve it (`asNew`: leave an update's or a conflict's target alone). */
+  'inbox/approveEdited': InboxApproveEditedParamsSchema,
+  /** Reject inbox items with an optional reason, which is kept on each. Answers the per-id outcome. */
+  'inbox/reject': InboxRejectParamsSchema,
+  /** Merge one item into an existing live entry (chosen with `inbox/mergeTargets`). Answers the updated entry. */
+  'inbox/merge': InboxMergeParamsSchema,
+  /** Entries the item may merge into (live, not waiting in the inbox), nearest to `query` (default: the item's title). Changes nothing. */
+  'inbox/mergeTargets': z.object({ id: MemoryId, query: z.string().max(500).optional() }).strict(),
   /** Open a note or plan in the editor (the panel's "edit" for files). */
   'item/open': z.object({ id: Id }).strict(),
   /** "Reviewed — not a threat" for exactly this revision of a note or plan. */
@@ -138,6 +159,8 @@ export interface MemoryPart {
   /** Flagged memory entries (first page), for the Flagged section. */
   flagged: MemoryEntryRow[];
   flaggedTotal: number;
+  /** The decision inbox's counts (the section's badge and the view's badge); absent when they could not be read. */
+  inbox?: InboxCounts;
 }
 
 export interface PanelState {
@@ -174,6 +197,38 @@ export interface MemoryPage {
   limit: number;
 }
 
+/** One inbox item as the panel shows it: the server's item, and the matched spans of a flagged (or reviewed) one. */
+export interface InboxItemRow extends InboxItem {
+  spans: SpanView[];
+}
+
+/** The items of one session. `label`: the session's label for people (absent: unlabelled or no longer stored). */
+export interface InboxGroupView {
+  sessionKey: string | null;
+  label?: string;
+  counts: InboxCounts;
+  items: InboxItemRow[];
+}
+
+export interface InboxPage {
+  groups: InboxGroupView[];
+  /** The whole inbox. */
+  counts: InboxCounts;
+  /** Items waiting (before paging). */
+  total: number;
+  offset: number;
+  limit: number;
+}
+
+/** An entry an inbox item may merge into. */
+export interface MergeTarget {
+  id: string;
+  title: string;
+  scope: MemoryEntryView['scope'];
+  type: MemoryEntryView['type'];
+  body: string;
+}
+
 export interface ForgetPreview extends ForgetPlan {
   /** Titles of the ids in `deleted`/`restored`, for people (id when unknown). */
   titles: Record<string, string>;
@@ -197,6 +252,12 @@ export interface PanelResults {
   'memory/export': string | null;
   /** `summary`: what the import did, in one sentence for people (the host's notification says the same). */
   'memory/import': (ImportResult & { summary: string }) | null;
+  'inbox/list': InboxPage;
+  'inbox/approve': InboxBulkResult;
+  'inbox/approveEdited': MemoryEntryView;
+  'inbox/reject': InboxBulkResult;
+  'inbox/merge': MemoryEntryView;
+  'inbox/mergeTargets': MergeTarget[];
   'item/open': null;
   'item/markReviewed': null;
   'item/forget': null;
@@ -204,7 +265,8 @@ export interface PanelResults {
 
 /**
  * Why a request failed. `invalid-message`: the webview sent something the schema refuses (nothing changed).
- * `memory-unavailable`: the server has no memory routes. The memory server's own reasons pass through.
+ * `memory-unavailable`: the server has no memory routes. The memory server's own reasons pass through
+ * (`flagged`: approving or merging an inbox item that reads as an instruction and was not marked reviewed).
  */
 export type PanelErrorReason =
   | 'invalid-message'
@@ -215,6 +277,7 @@ export type PanelErrorReason =
   | 'not-found'
   | 'invalid'
   | 'scope-unavailable'
+  | 'flagged'
   | 'failed';
 
 export interface PanelError {
@@ -247,7 +310,8 @@ export type PanelOutbound = { type: 'state'; state: PanelState } | { type: 'chan
 /** The webview's persisted view state (`getState`/`setState`). Version it when its shape changes. */
 export interface PanelViewState {
   v: 1;
-  open: { sessions: boolean; memory: boolean; flagged: boolean };
+  /** `inbox` is optional: older saved states have none (open by default). */
+  open: { sessions: boolean; memory: boolean; flagged: boolean; inbox?: boolean };
   filters: { scope?: string; type?: string; trust?: string; flagged?: boolean; aged?: boolean; query?: string };
   offset: number;
   selected: string[];

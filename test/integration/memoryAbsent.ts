@@ -39,6 +39,9 @@ export async function assertMemoryAbsent(api: SessionKnowledgeApi): Promise<void
   const settings = Object.keys(vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON.contributes.configuration.properties as object);
   assert.deepEqual(settings.filter((k) => /memory/i.test(k)), [], 'no memory setting anywhere the product shows settings');
   assert.equal(vscode.workspace.getConfiguration('sessionKnowledge').inspect('memory.enabled')?.defaultValue, undefined);
+  // `@knowledge /distill` is offered only with the flag (VS Code filters slash commands by their `when`).
+  const participant = (vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON.contributes.chatParticipants as { commands: { name: string; when?: string }[] }[])[0]!;
+  assert.equal(participant.commands.find((c) => c.name === 'distill')?.when, 'sessionKnowledge.memoryFlag');
 }
 
 /** The server has no memory routes: its memory requests answer MethodNotFound. */
@@ -47,4 +50,9 @@ export async function assertNoMemoryRoutes(api: SessionKnowledgeApi): Promise<vo
   const notFound = (err: unknown) => (err as { code?: number }).code === METHOD_NOT_FOUND;
   await assert.rejects(hooks.request('knowledge/memory/status'), notFound);
   await assert.rejects(hooks.request('knowledge/memory/remember', { scope: 'project', type: 'fact', title: 'x' }), notFound);
+  // No inbox, no distillation.
+  await assert.rejects(hooks.request('knowledge/memory/inbox', {}), notFound);
+  await assert.rejects(hooks.request('knowledge/memory/inbox/count'), notFound);
+  await assert.rejects(hooks.request('knowledge/memory/distill/submit', { sessionKey: 's', model: 'm', turns: 1, proposals: [] }), notFound);
+  await assert.rejects(hooks.request('knowledge/memory/inbox/approve', { ids: ['x'] }), notFound);
 }

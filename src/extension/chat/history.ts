@@ -125,6 +125,11 @@ export function compactionMessage(c: NonNullable<KnowledgeResultMetadata['compac
   return vscode.LanguageModelChatMessage.User(parts);
 }
 
+/** The conversation as distillation reads it: each turn's words and the model's answer (our footer cut), no blocks. */
+export function distillTurns(turns: readonly Turn[]): { prompt: string; response: string }[] {
+  return turns.map((t) => ({ prompt: t.prompt, response: modelAnswer(t.response) }));
+}
+
 /** The answer as the model gave it: our footer cut off. */
 function modelAnswer(response: string): string {
   const footer = response.lastIndexOf(FOOTER_START);

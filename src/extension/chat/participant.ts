@@ -25,6 +25,7 @@ import {
   PARTICIPANT_ID,
   compactionMessage,
   conversationTurns,
+  distillTurns,
   messageText,
   ourTurns,
   rebuildConversation,
@@ -33,12 +34,15 @@ import {
   type KnowledgeResultMetadata,
   type Turn,
 } from './history';
+import type { ChatDistillHooks } from '../memory/distillCommands';
 
 export interface ParticipantDeps {
   client: LanguageClient;
   log: vscode.LogOutputChannel;
   /** Told which session the person is talking in (status bar, `knowledge_context` tool). */
   onActiveSession: (key: string) => void;
+  /** Distillation (`/distill`, the transcript kept in memory, distil on compaction); only with the memory flag. */
+  distill?: () => ChatDistillHooks | undefined;
 }
 
 type Handler = (request: vscode.ChatRequest, context: vscode.ChatContext, stream: vscode.ChatResponseStream, token: vscode.CancellationToken) => Promise<vscode.ChatResult>;
@@ -217,8 +221,14 @@ export function createChatHandler(deps: ParticipantDeps): Handler {
   }
 
   /** Answers a slash command. Its turn is marked in the metadata and never replayed to the model. */
-  async function runCommand(command: string, key: string, request: vscode.ChatRequest, turns: readonly Turn[], stream: vscode.ChatResponseStream): Promise<boolean> {
+  async function runCommand(command: string, key: string, request: vscode.ChatRequest, turns: readonly Turn[], stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<boolean> {
     switch (command) {
+      case 'distill': {
+        const distill = deps.distill?.();
+        if (!distill) return false;
+        await distill.command(key, distillTurns(turns), request.model as vscode.LanguageModelChat | undefined, stream, token);
+        return true;
+      }
       case 'pin':
         await commandPin(key, request, stream, true);
         return true;
@@ -252,7 +262,7 @@ export function createChatHandler(deps: ParticipantDeps): Handler {
         return { metadata: commandMetadata };
       }
       try {
-        if (await runCommand(request.command, key, request, turns, stream)) return { metadata: commandMetadata };
+        if (await runCommand(request.command, key, request, turns, stream, token)) return { metadata: commandMetadata };
       } catch (err) {
         stream.markdown(`That did not work: ${errorMessage(err)}`);
         return { metadata: commandMetadata, errorDetails: { message: errorMessage(err) } };
@@ -311,6 +321,12 @@ export function createChatHandler(deps: ParticipantDeps): Handler {
     }
     // Failed after it started answering: the model got the block, so the turn keeps it for the replay.
     if (outcome.error) log.warn(`The answer broke off: ${outcome.error.message}`);
+    const distill = deps.distill?.();
+    if (key && distill) {
+      const conversation = [...distillTurns(turns), { prompt: request.prompt, response: outcome.text }];
+      if (compaction) distill.compacted(key, conversation, model);
+      else distill.record(key, conversation, model);
+    }
     const footer = compaction
       ? `${FOOTER_START}the conversation was compacted; the pinned knowledge${compaction.data.pinnedMessages.length ? ' and pinned messages were' : ' was'} re-sent with it.*`
       : sentBlock && sentBlock.text

@@ -3,16 +3,19 @@ import type { LanguageClient } from 'vscode-languageclient/node';
 import {
   MemoryApproveRequest,
   MemoryForgetRequest,
+  MemoryInboxRejectRequest,
+  MemoryInboxRequest,
   MemoryListRequest,
   MemoryReadRequest,
   MemoryRecallRequest,
   MemoryRememberRequest,
 } from '../../shared/memoryProtocol';
 import { MemoryScopeSchema, MemoryTypeSchema } from '../../shared/memorySchemas';
-import type { MemoryApi, MemoryEntryView } from '../api';
+import type { MemoryApi, MemoryEntryView, MemoryInbox } from '../api';
 import type { MemoryController } from './memoryController';
+import type { Distill } from './distillCommands';
 
-export function memoryApi(client: LanguageClient, memory: MemoryController): MemoryApi {
+export function memoryApi(client: LanguageClient, memory: MemoryController, distill: Distill): MemoryApi {
   const view = (e: MemoryEntryView): MemoryEntryView => e;
   return {
     isEnabled: async () => memory.isOn(),
@@ -45,5 +48,25 @@ export function memoryApi(client: LanguageClient, memory: MemoryController): Mem
       await client.sendRequest(MemoryApproveRequest.type, { id });
     },
     forget: (id) => client.sendRequest(MemoryForgetRequest.type, { id }),
+    distill: async (sessionKey) => (await distill.run(sessionKey)).items,
+    inbox: async () => {
+      // Every page; a group split across pages is joined again.
+      const groups = new Map<string | null, MemoryInbox['groups'][number]>();
+      for (let offset = 0; ; offset += 1000) {
+        const page = await client.sendRequest(MemoryInboxRequest.type, { offset, limit: 1000 });
+        for (const g of page.groups) {
+          const known = groups.get(g.sessionKey);
+          if (known) known.items.push(...g.items);
+          else groups.set(g.sessionKey, { sessionKey: g.sessionKey, counts: g.counts, items: [...g.items] });
+        }
+        const seen = [...groups.values()].reduce((n, g) => n + g.items.length, 0);
+        if (seen >= page.total || page.groups.length === 0) return { groups: [...groups.values()], counts: page.counts };
+      }
+    },
+    reject: async (id, reason) => {
+      const out = await client.sendRequest(MemoryInboxRejectRequest.type, { ids: [id], ...(reason !== undefined ? { reason } : {}) });
+      const refused = out.refused[0];
+      if (refused) throw new Error(refused.message);
+    },
   };
 }

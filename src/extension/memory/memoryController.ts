@@ -32,6 +32,7 @@ export const DEFAULT_MEMORY_OPTIONS: MemoryOptions = {
   maxAgeDays: 0,
   supersedeThreshold: 0.85,
   indexBudgetTokens: 2000,
+  distillOnCompaction: false,
 };
 
 export class MemoryController implements vscode.Disposable {

@@ -71,6 +71,11 @@ export function registerMemorySettings(context: vscode.ExtensionContext, memory:
             return indexBudgetTokens === undefined ? undefined : { indexBudgetTokens };
           },
         },
+        {
+          label: `${o.distillOnCompaction ? '$(check)' : '$(circle-slash)'} Distil on compaction: ${o.distillOnCompaction ? 'on' : 'off'}`,
+          description: 'when @knowledge compacts a session, propose its lessons to the memory inbox',
+          edit: async () => ({ distillOnCompaction: !o.distillOnCompaction }),
+        },
       ];
       const picked = await vscode.window.showQuickPick(items, { title: 'Session Knowledge: Memory Settings' });
       if (!picked) return;

@@ -17,6 +17,10 @@ import {
   MemoryForgetRequest,
   MemoryForgetFlaggedRequest,
   MemoryImportRequest,
+  MemoryInboxApproveEditedRequest,
+  MemoryInboxApproveRequest,
+  MemoryInboxMergeRequest,
+  MemoryInboxRejectRequest,
   MemoryListRequest,
   MemoryMarkReviewedRequest,
   MemoryUpdateRequest,
@@ -34,14 +38,14 @@ import type { ImportResult } from '../../shared/memorySchemas';
 import type { z } from 'zod';
 import type { PanelHost } from './panelHost';
 import { panelHtml, panelResourceRoots } from './panelHtml';
-import { PanelStateBuilder, errorMessage, isMethodNotFound, resolveTitles, toRows } from './panelState';
+import { PanelStateBuilder, errorMessage, inboxCounts, inboxPage, isMethodNotFound, mergeTargets, resolveTitles, toRows } from './panelState';
 import { SeenStore } from './seenStore';
 
 export type { PanelHost } from './panelHost';
 
 export const PANEL_VIEW_ID = 'sessionKnowledge.panel';
 const CHANGE_DEBOUNCE_MS = 150;
-const MEMORY_REASONS = new Set<PanelErrorReason>(['memory-off', 'readonly', 'scope-full', 'not-found', 'invalid', 'scope-unavailable']);
+const MEMORY_REASONS = new Set<PanelErrorReason>(['memory-off', 'readonly', 'scope-full', 'not-found', 'invalid', 'scope-unavailable', 'flagged']);
 
 /** An error with a reason the webview can act on; `is()` instead of matching message text. */
 export class PanelRequestError extends Error {
@@ -107,6 +111,22 @@ class KnowledgePanelProvider implements vscode.WebviewViewProvider, vscode.Dispo
     ];
     void this.seen.beginViewing();
     view.webview.html = panelHtml(view.webview, this.context.extensionUri);
+    void this.updateBadge();
+  }
+
+  /**
+   * The view's badge: how many decisions wait in the inbox (none while memory is off). Kept while the panel is
+   * hidden (the view outlives its webview), so the activity bar shows it too.
+   */
+  private async updateBadge(): Promise<void> {
+    const view = this.view;
+    if (!view) return;
+    const counts = this.host.memoryOn() ? await inboxCounts(this.host.client) : undefined;
+    if (this.view !== view) return;
+    const n = counts?.total ?? 0;
+    // Zero, not undefined: VS Code's webview view pane (1.100) keeps the last badge when it is set to undefined,
+    // and a number badge of 0 is not drawn.
+    view.badge = { value: n, tooltip: n > 0 ? `${n} ${n === 1 ? 'decision waits' : 'decisions wait'} in the inbox` : '' };
   }
 
   private post(message: PanelOutbound): void {
@@ -115,9 +135,11 @@ class KnowledgePanelProvider implements vscode.WebviewViewProvider, vscode.Dispo
   }
 
   private scheduleRefresh(): void {
-    if (!this.view || !this.ready) return;
+    if (!this.view) return;
     clearTimeout(this.changeTimer);
     this.changeTimer = setTimeout(() => {
+      void this.updateBadge();
+      if (!this.ready) return;
       this.post({ type: 'changed' });
       void this.pushState();
     }, CHANGE_DEBOUNCE_MS);
@@ -195,6 +217,7 @@ class KnowledgePanelProvider implements vscode.WebviewViewProvider, vscode.Dispo
         await this.host.setMemoryOn(p.on);
         await this.pushState();
         this.post({ type: 'changed' });
+        void this.updateBadge();
         return null;
       },
       'memory/list': async (p) => {
@@ -248,6 +271,18 @@ class KnowledgePanelProvider implements vscode.WebviewViewProvider, vscode.Dispo
         const summary = importSummary(p.scope, result);
         void vscode.window.showInformationMessage(summary);
         return changed({ ...result, summary });
+      },
+      'inbox/list': async (p) => {
+        this.requireMemory();
+        return inboxPage(client, p.offset, p.limit);
+      },
+      'inbox/approve': async (p) => changed(await client.sendRequest(MemoryInboxApproveRequest.type, p)),
+      'inbox/approveEdited': async (p) => changed(await client.sendRequest(MemoryInboxApproveEditedRequest.type, p)),
+      'inbox/reject': async (p) => changed(await client.sendRequest(MemoryInboxRejectRequest.type, p)),
+      'inbox/merge': async (p) => changed(await client.sendRequest(MemoryInboxMergeRequest.type, p)),
+      'inbox/mergeTargets': async (p) => {
+        this.requireMemory();
+        return mergeTargets(client, p.id, p.query);
       },
       'item/open': async (p) => {
         const item = await this.knownItem(p.id);

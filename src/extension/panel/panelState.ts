@@ -6,10 +6,20 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { GetDraftPinsRequest, JudgeFileRequest, ListItemsRequest, ListSessionsRequest, ResolvePendingRequest } from '../../shared/protocol';
-import { MemoryListFlaggedRequest, MemoryListRequest, MemoryReadRequest, MemoryStatusRequest } from '../../shared/memoryProtocol';
-import type { MemoryEntryView, MemoryFinding } from '../../shared/memorySchemas';
+import { MemoryInboxCountRequest, MemoryInboxRequest, MemoryListFlaggedRequest, MemoryListRequest, MemoryReadRequest, MemoryStatusRequest } from '../../shared/memoryProtocol';
+import type { InboxCounts, MemoryEntryView, MemoryFinding } from '../../shared/memorySchemas';
 import type { KnowledgeItem, PendingBlock, SessionInfo } from '../../shared/schemas';
-import { WITHHELD_WARNING, type FlaggedItemView, type MemoryEntryRow, type MemoryPart, type PanelState, type SessionView, type SpanView } from '../../shared/panelProtocol';
+import {
+  WITHHELD_WARNING,
+  type FlaggedItemView,
+  type InboxPage,
+  type MemoryEntryRow,
+  type MemoryPart,
+  type MergeTarget,
+  type PanelState,
+  type SessionView,
+  type SpanView,
+} from '../../shared/panelProtocol';
 import type { SeenStore } from './seenStore';
 
 /** Sessions shown (newest first); the rest are counted. Each one costs a resolvePending. */
@@ -187,14 +197,69 @@ export class PanelStateBuilder {
         const flagged = await this.client.sendRequest(MemoryListFlaggedRequest.type, { offset: 0, limit: 50 });
         return { on, available: true, flagged: await toRows(this.client, this.seen, flagged.entries), flaggedTotal: flagged.total };
       }
-      const [status, flagged] = await Promise.all([
+      const [status, flagged, inbox] = await Promise.all([
         this.client.sendRequest(MemoryStatusRequest.type),
         this.client.sendRequest(MemoryListRequest.type, { flagged: true, offset: 0, limit: 50 }),
+        inboxCounts(this.client),
       ]);
-      return { on, available: true, status, flagged: await toRows(this.client, this.seen, flagged.entries), flaggedTotal: flagged.total };
+      return { on, available: true, status, flagged: await toRows(this.client, this.seen, flagged.entries), flaggedTotal: flagged.total, ...(inbox ? { inbox } : {}) };
     } catch (err) {
       const error = isMethodNotFound(err) ? 'Agent memory is not available from the language server yet.' : `Memory could not be loaded: ${errorMessage(err)}`;
       return { on, available: false, error, flagged: [], flaggedTotal: 0 };
     }
   }
+}
+
+/** The inbox's counts, or undefined when they cannot be read (the rest of the panel still shows). */
+export async function inboxCounts(client: LanguageClient): Promise<InboxCounts | undefined> {
+  try {
+    return await client.sendRequest(MemoryInboxCountRequest.type);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Labels of the sessions the inbox's groups name (one list request; a session no longer stored has none). */
+async function sessionLabels(client: LanguageClient): Promise<Map<string, string>> {
+  try {
+    const all = await client.sendRequest(ListSessionsRequest.type);
+    return new Map(all.filter((s) => s.label).map((s) => [s.key, s.label!]));
+  } catch {
+    return new Map();
+  }
+}
+
+/** One page of the decision inbox for the panel: the server's groups, with session labels and the spans of flagged items. */
+export async function inboxPage(client: LanguageClient, offset: number, limit: number): Promise<InboxPage> {
+  const [r, labels] = await Promise.all([client.sendRequest(MemoryInboxRequest.type, { offset, limit }), sessionLabels(client)]);
+  return {
+    groups: r.groups.map((g) => {
+      const label = g.sessionKey === null ? undefined : labels.get(g.sessionKey);
+      return { sessionKey: g.sessionKey, ...(label ? { label } : {}), counts: g.counts, items: g.items.map((item) => ({ ...item, spans: item.entry.findings.length > 0 ? memorySpans(item.entry) : [] })) };
+    }),
+    counts: r.counts,
+    total: r.total,
+    offset,
+    limit,
+  };
+}
+
+const MERGE_TARGETS = 20;
+
+/**
+ * Entries an inbox item may merge into, nearest to `query` first: live (not superseded, consolidated or archived),
+ * not waiting in the inbox, not the item; a session entry only for an item of the same session (the server's rule).
+ */
+export async function mergeTargets(client: LanguageClient, id: string, query: string | undefined): Promise<MergeTarget[]> {
+  const item = await client.sendRequest(MemoryReadRequest.type, { id });
+  if (!item) return [];
+  const live = (e: MemoryEntryView) => !e.supersededBy && !e.consolidatedInto && e.status !== 'archived' && e.status !== 'superseded';
+  const candidate = (e: MemoryEntryView) =>
+    e.id !== id && e.trust.state !== 'pending' && live(e) && !e.flagged && (e.scope !== 'session' || (item.scope === 'session' && e.provenance.sessionKey === item.provenance.sessionKey));
+  const list = async (q: string) => (await client.sendRequest(MemoryListRequest.type, { ...(q ? { query: q } : {}), offset: 0, limit: 200 })).entries.filter(candidate);
+  const typed = query?.trim();
+  // Typed: what matches it. Not typed: the entries nearest the item's title, else every live entry.
+  let found = await list(typed ?? item.title);
+  if (typed === undefined && found.length === 0) found = await list('');
+  return found.slice(0, MERGE_TARGETS).map((e) => ({ id: e.id, title: e.title, scope: e.scope, type: e.type, body: e.body }));
 }

@@ -9,7 +9,7 @@ import type { MemoryScope } from '../../shared/memorySchemas';
 
 export interface AuditRecord {
   at: string;
-  action: 'forget' | 'forget-flagged' | 'forget-scope';
+  action: 'forget' | 'forget-flagged' | 'forget-scope' | 'merge' | 'forget-proposals';
   scope: MemoryScope;
   by: string;
   /** The entry the person asked to forget (forget and forget-flagged). */

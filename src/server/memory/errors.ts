@@ -3,7 +3,7 @@
  * person (or a model), never a stack trace. The server turns it into a ResponseError with
  * `MEMORY_ERROR_CODE` and `data.reason` (see `src/server/routing.ts`).
  */
-export type MemoryErrorReason = 'memory-off' | 'readonly' | 'scope-full' | 'not-found' | 'invalid' | 'scope-unavailable';
+export type MemoryErrorReason = 'memory-off' | 'readonly' | 'scope-full' | 'not-found' | 'invalid' | 'scope-unavailable' | 'flagged';
 
 export class MemoryError extends Error {
   readonly isMemoryError = true as const;

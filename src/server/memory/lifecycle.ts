@@ -180,7 +180,44 @@ async function forgetWith(st: MemoryState, id: string, action: 'forget' | 'forge
   return plan;
 }
 
-/** "Forget everything" in a scope (session scope: one session's entries when `sessionKey` is given). */
+/**
+ * The proposals distilled from these sessions that no person approved (waiting or rejected), in project and personal
+ * memory: they go with their session. Approved ones stay — a person made them the project's — keeping the session
+ * in their provenance. A scope that is not available is left as it is.
+ */
+async function forgetProposalsOf(st: MemoryState, keys: ReadonlySet<string>, by: string, at: string): Promise<number> {
+  let n = 0;
+  for (const scope of ['project', 'personal'] as const) {
+    const s = st.scopes[scope];
+    if (!s.file) continue;
+    let ids: string[];
+    try {
+      ids = await st.mutate(scope, (entries) => {
+        const gone = new Set(
+          entries
+            .filter((e) => e.trust.state === 'pending' && e.proposal !== undefined && e.proposal !== null)
+            .filter((e) => {
+              const from = (e.proposal as { distilledFrom?: { sessionKey?: unknown } }).distilledFrom?.sessionKey;
+              return typeof from === 'string' && keys.has(from);
+            })
+            .map((e) => e.id),
+        );
+        return { result: [...gone], deletes: gone };
+      });
+    } catch (err) {
+      if (MemoryError.is(err) && err.reason === 'scope-unavailable') continue;
+      throw err;
+    }
+    if (ids.length > 0) await st.audit.append({ at, action: 'forget-proposals', scope, by, deleted: ids, restored: [], counts: { deleted: ids.length, restored: 0 } });
+    n += ids.length;
+  }
+  return n;
+}
+
+/**
+ * "Forget everything" in a scope (session scope: one session's entries when `sessionKey` is given — and the
+ * proposals distilled from that session that no person approved).
+ */
 export async function forgetScope(st: MemoryState, scope: MemoryScope, sessionKey?: string): Promise<{ deleted: number }> {
   st.assertWritable();
   const at = st.now().toISOString();
@@ -199,11 +236,13 @@ export async function forgetScope(st: MemoryState, scope: MemoryScope, sessionKe
     return { result: doomed.map((e) => e.id), upserts, deletes: gone };
   });
   await st.audit.append({ at, action: 'forget-scope', scope, by: currentUser(), ...(sessionKey ? { sessionKey } : {}), deleted: ids, restored: [], counts: { deleted: ids.length, restored: 0 } });
-  return { deleted: ids.length };
+  const proposals = scope === 'session' && sessionKey !== undefined ? await forgetProposalsOf(st, new Set([sessionKey]), currentUser(), at) : 0;
+  return { deleted: ids.length + proposals };
 }
 
 /**
- * Retention: removes the session-scope entries of the given (pruned) sessions in one rewrite — also while memory
+ * Retention: removes the session-scope entries of the given (pruned) sessions in one rewrite (and the proposals
+ * distilled from them that no person approved) — also while memory
  * is off (the sessions are gone; their memory must not outlive them), never while read-only. Recorded in the audit log.
  */
 export async function forgetSessions(st: MemoryState, keys: ReadonlySet<string>): Promise<number> {
@@ -215,5 +254,5 @@ export async function forgetSessions(st: MemoryState, keys: ReadonlySet<string>)
     return { result: [...gone], deletes: gone };
   });
   if (ids.length > 0) await st.audit.append({ at, action: 'forget-scope', scope: 'session', by: 'retention', deleted: ids, restored: [], counts: { deleted: ids.length, restored: 0 } });
-  return ids.length;
+  return ids.length + (await forgetProposalsOf(st, keys, 'retention', at));
 }

@@ -62,6 +62,18 @@ export const StoredEntrySchema = z.looseObject({
   wrongFlags: z.array(WrongFlagSchema).default([]),
 });
 
+/** The proposal record as stored (loose: a newer version's fields survive). Read through `proposalOf`. */
+export const StoredProposalSchema = z.looseObject({
+  kind: z.enum(['new', 'update', 'conflict']),
+  target: z.string().optional(),
+  targetRevision: z.string().optional(),
+  rationale: z.string(),
+  distilledFrom: z.looseObject({ sessionKey: z.string(), turn: z.number().int().min(1), model: z.string() }),
+});
+export type StoredProposal = z.infer<typeof StoredProposalSchema>;
+
+export const StoredRejectionSchema = z.looseObject({ reason: z.string().optional(), by: z.string(), at: z.string() });
+
 export interface StoredEntry {
   id: string;
   scope: MemoryScope;
@@ -83,7 +95,46 @@ export interface StoredEntry {
   consolidatedInto?: string;
   expiresAt?: string;
   wrongFlags: z.infer<typeof WrongFlagSchema>[];
+  /** Pending proposals (distillation): see StoredProposalSchema; removed on approval. Unvalidated on disk: read with `proposalOf`. */
+  proposal?: unknown;
+  /** A person rejected it (inbox): kept for the record, never reaches a model. Any value counts as rejected. */
+  rejected?: unknown;
+  /** The session whose approved proposal superseded this entry. */
+  supersededInSession?: string;
   [unknownField: string]: unknown;
+}
+
+/**
+ * A pending entry that distillation wrote and no person approved yet: it reaches no model, not even its own
+ * session's, and counts toward nothing (caps, supersede). Any `proposal` value counts, even one that does not parse.
+ */
+export function isPendingProposal(e: StoredEntry): boolean {
+  return e.trust.state === 'pending' && e.proposal !== undefined && e.proposal !== null;
+}
+
+export function isRejected(e: StoredEntry): boolean {
+  return e.rejected !== undefined && e.rejected !== null;
+}
+
+const proposals = new WeakMap<StoredEntry, StoredProposal | null>();
+
+/** The entry's proposal record when it is a pending proposal whose record parses; undefined otherwise. */
+export function proposalOf(e: StoredEntry): StoredProposal | undefined {
+  if (!isPendingProposal(e)) return undefined;
+  let p = proposals.get(e);
+  if (p === undefined) {
+    const parsed = StoredProposalSchema.safeParse(e.proposal);
+    p = parsed.success ? parsed.data : null;
+    proposals.set(e, p);
+  }
+  return p ?? undefined;
+}
+
+/** The rejection as stored, when it parses (a malformed one still counts as rejected: see isRejected). */
+export function rejectionOf(e: StoredEntry): z.infer<typeof StoredRejectionSchema> | undefined {
+  if (!isRejected(e)) return undefined;
+  const parsed = StoredRejectionSchema.safeParse(e.rejected);
+  return parsed.success ? parsed.data : { by: 'unknown', at: UNKNOWN_DATE };
 }
 
 /** Lower-cased, trimmed, empty ones dropped, de-duplicated, sorted. */

@@ -17,6 +17,14 @@ import {
   type RecallParams,
   type RememberParams,
   type UpdateMemoryParams,
+  type DistillSubmitParams,
+  type DistillSubmitResult,
+  type InboxApproveEditedParams,
+  type InboxBulkResult,
+  type InboxCounts,
+  type InboxMergeParams,
+  type InboxParams,
+  type InboxResult,
 } from '../../shared/memorySchemas';
 import type { MemoryIndexEntry } from '../delivery/knowledgeBlock';
 import { exportScope, importScope } from './importExport';
@@ -26,6 +34,8 @@ import { MemoryState, zodToMemoryError, type MemoryServiceDeps } from './memoryS
 import { indexFor, list, listFlagged, read, recall } from './recall';
 import { findingsOf } from './visibility';
 import { approve, flagWrong, markReviewed, remember, update } from './writing';
+import { approveEdited, approveItems, inbox, inboxCounts, mergeItem, rejectItems } from './inbox';
+import { submitDistilled } from './proposals';
 
 export { MemoryError, MEMORY_ERROR_CODE } from './errors';
 export { SCOPES, memoryPaths, type MemoryServiceDeps } from './memoryState';
@@ -159,7 +169,10 @@ export class MemoryService {
     return update(this.state, params);
   }
 
-  /** A person approves: the entry may now reach every session (a legacy one, too). Clears "wrong" flags. */
+  /**
+   * A person approves: the entry may now reach every session (a legacy one, too). Clears "wrong" flags. A pending
+   * proposal goes through the inbox's approval (its target superseded; refused while flagged).
+   */
   approve(id: string, by?: string): Promise<MemoryEntryView> {
     return approve(this.state, id, by);
   }
@@ -172,6 +185,40 @@ export class MemoryService {
   /** "Reviewed — not a threat" for exactly this revision under the current rule set. */
   markReviewed(id: string, revision: string): Promise<MemoryEntryView> {
     return markReviewed(this.state, id, revision);
+  }
+
+  // ---- distillation and the decision inbox (proposals.ts, inbox.ts) ------------------------------------
+
+  /** Stores a distillation's proposals as pending inbox entries (classified new, update or conflict); answers them and the skips. */
+  submitDistilled(params: DistillSubmitParams): Promise<DistillSubmitResult> {
+    return submitDistilled(this.state, params);
+  }
+
+  /** Proposals and pending agent entries, grouped by session, with counts. Empty while memory is off. */
+  inbox(params: InboxParams = {}): Promise<InboxResult> {
+    return inbox(this.state, params);
+  }
+
+  inboxCounts(): Promise<InboxCounts> {
+    return inboxCounts(this.state);
+  }
+
+  /** Bulk approve; flagged items are refused until reviewed (see inbox.ts). */
+  approveItems(ids: readonly string[], by?: string): Promise<InboxBulkResult> {
+    return approveItems(this.state, ids, by);
+  }
+
+  approveEdited(params: InboxApproveEditedParams, by?: string): Promise<MemoryEntryView> {
+    return approveEdited(this.state, params, by);
+  }
+
+  /** Bulk reject; the reason is kept on each item. */
+  rejectItems(ids: readonly string[], reason?: string, by?: string): Promise<InboxBulkResult> {
+    return rejectItems(this.state, ids, reason, by);
+  }
+
+  mergeItem(params: InboxMergeParams): Promise<MemoryEntryView> {
+    return mergeItem(this.state, params);
   }
 
   // ---- lifecycle (lifecycle.ts) ------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import type { ThreatFinding } from '../threat/threatScanner';
 import { AuditLog } from './audit';
 import { MemoryError } from './errors';
 import { JsonlScopeFile, ScopeUnreadableError, type MutationPlan } from './jsonlStore';
-import { compareEntries, type StoredEntry } from './memoryEntry';
+import { compareEntries, isPendingProposal, isRejected, type StoredEntry } from './memoryEntry';
 import { TokenIndex, trigrams, wordSet } from './similarity';
 import { VerdictStore } from '../threat/verdictStore';
 
@@ -77,7 +77,8 @@ export function newId(): string {
   return `mem_${randomBytes(8).toString('hex')}`;
 }
 
-export const isActive = (e: StoredEntry): boolean => !e.supersededBy && !e.consolidatedInto && e.status !== 'archived' && e.status !== 'superseded';
+/** A live entry: not superseded, consolidated, archived, rejected, or a proposal waiting in the inbox (those count toward nothing). */
+export const isActive = (e: StoredEntry): boolean => !e.supersededBy && !e.consolidatedInto && e.status !== 'archived' && e.status !== 'superseded' && !isRejected(e) && !isPendingProposal(e);
 
 /** k-way merge of lists each already in store order. */
 function mergeSorted(lists: readonly (readonly StoredEntry[])[]): StoredEntry[] {

@@ -2,9 +2,9 @@
  * Owns what an entry looks like when read: the threat scan judged again on every read (cached), aging,
  * the trust rules that decide whether a model may see an entry, and the view sent to people and models.
  */
-import type { MemoryEntryView, MemoryFinding } from '../../shared/memorySchemas';
+import type { DistilledFrom, MemoryEntryView, MemoryFinding } from '../../shared/memorySchemas';
 import { RULESET_VERSION } from '../threat/threatScanner';
-import type { StoredEntry } from './memoryEntry';
+import { isPendingProposal, isRejected, proposalOf, rejectionOf, type StoredEntry } from './memoryEntry';
 import type { MemoryState } from './memoryState';
 
 interface Judgement {
@@ -59,9 +59,13 @@ export function isAged(st: MemoryState, e: StoredEntry, now: number): boolean {
   return false;
 }
 
-/** Trust alone: approved, or pending and written by this session; session scope only for its session. */
+/**
+ * Trust alone: approved, or pending and written by this session; session scope only for its session. A rejected
+ * entry never; a pending proposal never — not even for the session it was distilled from — until a person approves it.
+ */
 function trusted(e: StoredEntry, sessionKey: string | undefined): boolean {
   if (e.scope === 'session' && (sessionKey === undefined || e.sessionKey !== sessionKey)) return false;
+  if (isRejected(e) || isPendingProposal(e)) return false;
   if (e.trust.state === 'approved') return true;
   return e.trust.state === 'pending' && sessionKey !== undefined && e.provenance.sessionKey === sessionKey;
 }
@@ -89,8 +93,19 @@ export function modelView(st: MemoryState, e: StoredEntry, sessionKey: string | 
   return !judge(st, e).flagged;
 }
 
+/** `{ sessionKey, turn, model }` of a stored value, when it has that shape (provenance lines are hand-editable). */
+export function distilledFromOf(v: unknown): DistilledFrom | undefined {
+  if (typeof v !== 'object' || v === null) return undefined;
+  const { sessionKey, turn, model } = v as Record<string, unknown>;
+  if (typeof sessionKey !== 'string' || typeof model !== 'string' || typeof turn !== 'number' || !Number.isInteger(turn) || turn < 1) return undefined;
+  return { sessionKey, turn, model };
+}
+
 export function toView(st: MemoryState, e: StoredEntry, now: number): MemoryEntryView {
   const j = judge(st, e);
+  const proposal = proposalOf(e);
+  const rejection = rejectionOf(e);
+  const distilledFrom = distilledFromOf(e.provenance.distilledFrom);
   return {
     id: e.id,
     scope: e.scope,
@@ -101,15 +116,34 @@ export function toView(st: MemoryState, e: StoredEntry, now: number): MemoryEntr
     tags: [...e.tags],
     importance: e.importance,
     confidence: e.confidence,
-    provenance: { sourceKind: e.provenance.sourceKind, identity: e.provenance.identity, ...(e.provenance.sessionKey !== undefined ? { sessionKey: e.provenance.sessionKey } : {}), at: e.provenance.at },
+    provenance: {
+      sourceKind: e.provenance.sourceKind,
+      identity: e.provenance.identity,
+      ...(e.provenance.sessionKey !== undefined ? { sessionKey: e.provenance.sessionKey } : {}),
+      at: e.provenance.at,
+      ...(distilledFrom ? { distilledFrom } : {}),
+    },
     trust: { state: e.trust.state, ...(e.trust.approvedBy !== undefined ? { approvedBy: e.trust.approvedBy } : {}), ...(e.trust.approvedAt !== undefined ? { approvedAt: e.trust.approvedAt } : {}) },
     revision: e.revision,
     createdAt: e.createdAt,
     updatedAt: e.updatedAt,
     ...(e.supersededBy ? { supersededBy: e.supersededBy } : {}),
+    ...(typeof e.supersededInSession === 'string' ? { supersededInSession: e.supersededInSession } : {}),
     ...(e.consolidatedFrom ? { consolidatedFrom: [...e.consolidatedFrom] } : {}),
     ...(e.consolidatedInto ? { consolidatedInto: e.consolidatedInto } : {}),
     ...(e.expiresAt ? { expiresAt: e.expiresAt } : {}),
+    ...(proposal
+      ? {
+          proposal: {
+            kind: proposal.kind,
+            ...(proposal.target !== undefined ? { target: proposal.target } : {}),
+            ...(proposal.targetRevision !== undefined ? { targetRevision: proposal.targetRevision } : {}),
+            rationale: proposal.rationale,
+            distilledFrom: distilledFromOf(proposal.distilledFrom)!,
+          },
+        }
+      : {}),
+    ...(rejection ? { rejected: { ...(rejection.reason !== undefined ? { reason: rejection.reason } : {}), by: rejection.by, at: rejection.at } } : {}),
     wrongFlags: e.wrongFlags.map((f) => ({ reason: f.reason, by: f.by, at: f.at })),
     flagged: j.flagged,
     findings: j.findings.map((f) => ({ ...f })),

@@ -14,7 +14,8 @@ import { currentUser } from '../review/reviewStore';
 import { RULESET_VERSION } from '../threat/threatScanner';
 import { MemoryError } from './errors';
 import { capCheck, superseded, supersedeTargets } from './lifecycle';
-import { computeRevision, normalizeTags, type StoredEntry } from './memoryEntry';
+import { approveItems } from './inbox';
+import { computeRevision, isPendingProposal, normalizeTags, type StoredEntry } from './memoryEntry';
 import { newId, zodToMemoryError, type MemoryState } from './memoryState';
 import { refuseSecrets } from './secrets';
 import { findingsOf, viewNow } from './visibility';
@@ -87,6 +88,12 @@ export async function update(st: MemoryState, params: UpdateMemoryParams): Promi
 export async function approve(st: MemoryState, id: string, by?: string): Promise<MemoryEntryView> {
   st.assertWritable();
   const found = await st.findOrThrow(id);
+  if (isPendingProposal(found)) {
+    const r = await approveItems(st, [id], by);
+    const refused = r.refused[0];
+    if (refused) throw new MemoryError(refused.reason as MemoryError['reason'], refused.message);
+    return r.done[0]!;
+  }
   const at = st.now().toISOString();
   const approvedBy = by ?? currentUser();
   return editEntry(st, found, id, (e) => ({ ...e, trust: { ...e.trust, state: 'approved', approvedBy, approvedAt: at }, wrongFlags: [], updatedAt: at }));

@@ -22,6 +22,13 @@ import {
   MemoryRememberRequest,
   MemoryStatusRequest,
   MemoryUpdateRequest,
+  MemoryDistillSubmitRequest,
+  MemoryInboxApproveEditedRequest,
+  MemoryInboxApproveRequest,
+  MemoryInboxCountRequest,
+  MemoryInboxMergeRequest,
+  MemoryInboxRejectRequest,
+  MemoryInboxRequest,
 } from '../../shared/memoryProtocol';
 import type { AnyRequestDecl } from '../../shared/rpc';
 import type { MemoryService } from '../memory/memoryService';
@@ -63,4 +70,11 @@ export function registerMemoryRoutes(connection: Connection, deps: MemoryRouteDe
   change(MemoryMarkReviewedRequest, (p) => memory.markReviewed(p.id, p.revision));
   route(connection, MemoryExportRequest, (p) => memory.exportScope(p.scope, p.format));
   change(MemoryImportRequest, (p) => memory.importScope(p.scope, p.format, p.text));
+  change(MemoryDistillSubmitRequest, (p) => memory.submitDistilled(p));
+  route(connection, MemoryInboxRequest, (p) => memory.inbox(p));
+  route(connection, MemoryInboxCountRequest, () => memory.inboxCounts());
+  change(MemoryInboxApproveRequest, (p) => memory.approveItems(p.ids));
+  change(MemoryInboxApproveEditedRequest, (p) => memory.approveEdited(p));
+  change(MemoryInboxRejectRequest, (p) => memory.rejectItems(p.ids, p.reason));
+  change(MemoryInboxMergeRequest, (p) => memory.mergeItem(p));
 }
