@@ -39,6 +39,8 @@ export interface ParticipantDeps {
   log: vscode.LogOutputChannel;
   /** Told which session the person is talking in (status bar, `knowledge_context` tool). */
   onActiveSession: (key: string) => void;
+  /** The file a pinned id names (ids start with their folder's name when the workspace has several). */
+  uriOf?: (id: string) => vscode.Uri | undefined;
 }
 
 type Handler = (request: vscode.ChatRequest, context: vscode.ChatContext, stream: vscode.ChatResponseStream, token: vscode.CancellationToken) => Promise<vscode.ChatResult>;
@@ -319,7 +321,11 @@ export function createChatHandler(deps: ParticipantDeps): Handler {
     if (footer) stream.markdown(footer);
     if (sentBlock?.text) {
       const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
-      if (folder) for (const item of sentBlock.items.filter((i) => i.state === 'ok')) stream.reference(vscode.Uri.joinPath(folder, item.id));
+      const uriOf = deps.uriOf ?? ((id: string) => (folder ? vscode.Uri.joinPath(folder, id) : undefined));
+      for (const item of sentBlock.items.filter((i) => i.state === 'ok')) {
+        const uri = uriOf(item.id);
+        if (uri) stream.reference(uri);
+      }
     }
     return { metadata };
   }

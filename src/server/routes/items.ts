@@ -97,7 +97,14 @@ export function registerItemRoutes(ctx: ServerContext, diagnostics: Diagnostics)
         if (at && (await at.folder.notes.refreshPath(path))) changed.push(c.folders.idOf(at.folder, at.rel));
       }
       // A folder rename or delete arrives as one event for the folder: rescan the folders it touched to be sure.
-      const touched = new Set(paths.filter((p) => !p.endsWith('.md')).map((p) => c.folders.ofPath(p)?.folder).filter((f) => f !== undefined));
+      // (Only the folder's own .knowledge/: the client's glob also sees nested ones, which are not indexed.)
+      const touched = new Set(
+        paths
+          .filter((p) => !p.endsWith('.md'))
+          .map((p) => c.folders.ofPath(p))
+          .filter((at) => at !== undefined && (at.rel === '.knowledge' || at.rel.startsWith('.knowledge/')))
+          .map((at) => at!.folder),
+      );
       for (const folder of touched) for (const rel of await folder.notes.rebuild()) changed.push(c.folders.idOf(folder, rel));
       // The first folder's memory.jsonl changed (a pull, a teammate's entries, another window): load and scan it again.
       const primary = c.folders.primary;
