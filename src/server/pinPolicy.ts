@@ -34,7 +34,7 @@ export function isSecretPath(rel: string): boolean {
   return SECRET_BASENAMES.some((re) => re.test(base));
 }
 
-function realpathOrSelf(p: string): string {
+export function realpathOrSelf(p: string): string {
   try {
     return realpathSync(p);
   } catch {
@@ -96,7 +96,7 @@ export function checkPinnableInFolders<R extends WorkspaceFolderRoot>(folders: r
   if (folders.length === 0) return { ok: false, reason: 'no workspace folder is open' };
   const absolute = at ? resolve(at.folder.path, at.rel) : idOrPath;
   const real = realpathOrSelf(absolute);
-  const realFolders = folders.map((f) => ({ name: f.name, path: realpathOrSelf(f.path), folder: f }));
+  const realFolders = folders.map((f) => ({ name: f.name, path: (f as { realPath?: string }).realPath ?? realpathOrSelf(f.path), folder: f }));
   const inside = folderOfPath(realFolders, real);
   if (!inside) return { ok: false, reason: `${idOrPath} is outside the workspace folders (after resolving links); only files inside one of them can be pinned` };
   const literal = folderOfPath(folders, absolute);

@@ -10,7 +10,8 @@ import type { StoreProblem } from '../shared/schemas';
 import { assignFolderNames, folderOfPath, idInFolder, locateId, type FolderSpec, type WorkspaceFolderRoot } from '../shared/workspaceFolders';
 import { AgentPinsStore } from './agents/agentPins';
 import { NoteIndex } from './notes/noteIndex';
-import { checkPinnableInFolders, folderHasEntry, type FolderPinCheck } from './pinPolicy';
+import { existsSync } from 'node:fs';
+import { checkPinnableInFolders, folderHasEntry, realpathOrSelf, type FolderPinCheck } from './pinPolicy';
 import { ReviewStore } from './review/reviewStore';
 
 /** One folder of the workspace and its parts. */
@@ -18,6 +19,8 @@ export class KnowledgeFolder implements WorkspaceFolderRoot {
   readonly notes: NoteIndex;
   readonly reviews: ReviewStore;
   readonly agentPins: AgentPinsStore;
+
+  private resolved: string | undefined;
 
   constructor(
     readonly name: string,
@@ -27,6 +30,14 @@ export class KnowledgeFolder implements WorkspaceFolderRoot {
     this.notes = new NoteIndex(path);
     this.reviews = new ReviewStore(path, onProblem);
     this.agentPins = new AgentPinsStore(path, onProblem);
+  }
+
+  /** The folder's path after resolving links, once it exists (the pin policy compares real paths). */
+  get realPath(): string {
+    if (this.resolved !== undefined) return this.resolved;
+    const real = realpathOrSelf(this.path);
+    if (real !== this.path || existsSync(this.path)) this.resolved = real;
+    return real;
   }
 }
 
