@@ -10,7 +10,9 @@
  * For ours it then also times the language server's first answer (`api.serverStatus()`): the server starts
  * in the background when the workspace has `.knowledge/`, after activation.
  * Runs alternate (ours, empty, ours, …), each in a fresh code-server and user-data-dir on a copy of the
- * fixture workspace. BENCH_ACTIVATION_RUNS (default 5) per extension.
+ * fixture workspace. BENCH_ACTIVATION_RUNS (default 5) per extension. BENCH_ACTIVATION_BARE_FOLDERS=N opens a
+ * multi-root workspace instead (a .code-workspace file): the fixture folder first, then N folders without
+ * `.knowledge/` — what folders without knowledge cost, read beside a run with 0.
  * Runnable alone: `node --import tsx bench/activation.ts` (needs `npm run build` for dist/).
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -19,6 +21,7 @@ import { pathToFileURL } from 'node:url';
 import { fmt, printTable, quantile } from './harness';
 
 const RUNS = Number(process.env.BENCH_ACTIVATION_RUNS ?? 5);
+const BARE_FOLDERS = Number(process.env.BENCH_ACTIVATION_BARE_FOLDERS ?? 0);
 const TIMEOUT_MS = 90_000;
 const repoRoot = join(__dirname, '..');
 /** The extension measured (default: this repository, built); e.g. an unpacked build of another commit. */
@@ -41,7 +44,7 @@ interface VscodeWeb {
   startCodeServer(opts: { folder: string; userDataDir: string; env: Record<string, string> }): Promise<CodeServer>;
   launchBrowser(): Promise<{ close(): Promise<void> }>;
   newWorkbenchPage(browser: unknown): Promise<Page>;
-  workbenchUrl(server: CodeServer, opts: { folder: string; extensionDevelopmentPaths: string[] }): string;
+  workbenchUrl(server: CodeServer, opts: { folder: string; workspace?: string; extensionDevelopmentPaths: string[] }): string;
 }
 
 interface Sample {
@@ -106,13 +109,25 @@ async function waitForFile(path: string, timeoutMs: number): Promise<string> {
 
 async function measure(web: VscodeWeb, browser: unknown, scratch: string, probe: string, run: string): Promise<Sample> {
   const folder = web.copyDir(join(repoRoot, 'test/fixtures/workspace'), join(scratch, `ws-${run}`));
+  // A multi-root workspace: the fixture first, then folders without .knowledge/ (a few files each).
+  let workspace: string | undefined;
+  if (BARE_FOLDERS > 0) {
+    const bare = Array.from({ length: BARE_FOLDERS }, (_, i) => join(scratch, `bare-${run}-${i}`));
+    for (const b of bare) {
+      mkdirSync(join(b, 'src'), { recursive: true });
+      writeFileSync(join(b, 'src/index.js'), 'module.exports = {};\n');
+      writeFileSync(join(b, 'README.md'), '# A folder without .knowledge/\n');
+    }
+    workspace = join(scratch, `ws-${run}.code-workspace`);
+    writeFileSync(workspace, JSON.stringify({ folders: [{ path: folder }, ...bare.map((path) => ({ path }))] }));
+  }
   const userDataDir = join(scratch, `user-${run}`);
   web.writeUserSettings(userDataDir, web.QUIET_SETTINGS);
   const out = join(scratch, `sample-${run}.json`);
   const server = await web.startCodeServer({ folder, userDataDir, env: { SK_BENCH_ACTIVATION_OUT: out } });
   const page = await web.newWorkbenchPage(browser);
   try {
-    await page.goto(web.workbenchUrl(server, { folder, extensionDevelopmentPaths: [probe] }));
+    await page.goto(web.workbenchUrl(server, { folder, ...(workspace ? { workspace } : {}), extensionDevelopmentPaths: [probe] }));
     return JSON.parse(await waitForFile(out, TIMEOUT_MS)) as Sample;
   } finally {
     await page.context().close();
@@ -154,7 +169,7 @@ export async function runActivationBench(): Promise<void> {
   const empty = row('empty');
   const server = col('ours', (s) => s.serverReadyMs ?? NaN);
   printTable(
-    `Activation in VS Code 1.100.3 (code-server, a workspace with .knowledge/; p50 of ${RUNS} fresh windows each, ms)`,
+    `Activation in VS Code 1.100.3 (code-server, a workspace with .knowledge/${BARE_FOLDERS > 0 ? ` and ${BARE_FOLDERS} folders without (multi-root)` : ''}; p50 of ${RUNS} fresh windows each, ms)`,
     ['extension', 'host start → activate() resolved', 'load main', 'activate() call', 'load + activate', 'host start → server answers'],
     [
       ['empty extension (baseline)', fmt(empty.activated), fmt(empty.load), fmt(empty.call), fmt(empty.own), '—'],

@@ -12,11 +12,13 @@ import { runDistillBench } from './distill';
 import { runPanelBench } from './panel';
 import { runActivationBench } from './activation';
 import { runReliabilityBench } from './reliability';
+import { runMultiRootBench } from './multiRoot';
 
 async function main(): Promise<void> {
   console.log(`Session Knowledge benchmarks — node ${process.version}, ${new Date().toISOString()}`);
   console.log('Machines here are noisy: read the ratios against the same-run baselines, not the absolute times.');
   await runStoreBench();
+  await runMultiRootBench();
   await runDeliveryBench();
   await runThreatBench();
   await runThreatShapesBench();

@@ -4,6 +4,10 @@
 //   phase 1: SK_TEST_PHASE=1, every *.test.js
 //   phase 2: SK_TEST_PHASE=2, every *.restart.test.js, in a fresh server + browser (a restarted extension
 //            host: proves that what phase 1 stored survives). Skipped when there are no such files.
+//   phase mrbefore: *.mrbefore.test.js on the first folder of test/fixtures/multiroot alone (a window as it was
+//            before multi-root support: plain ids), then
+//   phase multiroot: *.multiroot.test.js on test/fixtures/multiroot/multiroot.code-workspace (three folders, a
+//            fourth added at run time), memory flag set (the panel exists); the two share the store.
 //
 // By default VS Code is the web workbench of VS Code 1.100.3 (code-server, scripts/install-vscode-web.sh)
 // in headless Debian Chromium. With VSCODE_EXECUTABLE_PATH set to a desktop VS Code, the same phases run
@@ -50,6 +54,8 @@ else log('no *.restart.test.js: phase 2 (restart) skipped');
 if (listFiles(testsDir, '.memory.test.js').length > 0) phases.push('memory');
 // Phase "flag0": SESSION_KNOWLEDGE_MEMORY_ENABLE=0 (means absent) in an empty folder (no server until needed).
 if (listFiles(testsDir, '.flag0.test.js').length > 0) phases.push('flag0');
+// Phases "mrbefore" and "multiroot": a multi-root workspace, and the window its first folder was before.
+if (listFiles(testsDir, '.multiroot.test.js').length > 0) phases.push('mrbefore', 'multiroot');
 
 // One workspace and one user-data-dir for both phases.
 const scratch = tempDir('sk-integration-');
@@ -58,7 +64,13 @@ const userDataDir = join(scratch, 'user-data');
 const extensionsDir = join(scratch, 'extensions');
 const emptyFolder = join(scratch, 'empty-folder');
 mkdirSync(emptyFolder);
-const phaseFolder = (phase) => (phase === 'flag0' ? emptyFolder : workspace);
+const multiRoot = copyDir(join(repoRoot, 'test/fixtures/multiroot'), join(scratch, 'multiroot'));
+const multiRootWorkspace = join(multiRoot, 'multiroot.code-workspace');
+/** Where the "before" phase leaves the session it made, for the multi-root phase to check. */
+const multiRootState = join(scratch, 'multiroot-before.json');
+const phaseFolder = (phase) => (phase === 'flag0' ? emptyFolder : phase === 'mrbefore' ? join(multiRoot, 'app') : phase === 'multiroot' ? multiRoot : workspace);
+/** A .code-workspace file to open instead of the phase's folder. */
+const phaseWorkspaceFile = (phase) => (phase === 'multiroot' ? multiRootWorkspace : undefined);
 writeUserSettings(userDataDir, QUIET_SETTINGS);
 mkdirSync(resultsDir, { recursive: true });
 log(`workspace ${workspace}`);
@@ -67,8 +79,9 @@ log(`extensions under development: ${[extensionPath, ...fixtureExtensions].join(
 // SK_TEST_HOOKS=1: the extension exposes its test hooks (api.__test) to the integration tests.
 const phaseEnv = (phase) => ({
   SK_TEST_PHASE: phase,
-  SESSION_KNOWLEDGE_MEMORY_ENABLE: phase === 'memory' ? '1' : phase === 'flag0' ? '0' : '',
+  SESSION_KNOWLEDGE_MEMORY_ENABLE: phase === 'memory' || phase === 'multiroot' ? '1' : phase === 'flag0' ? '0' : '',
   SK_TEST_HOOKS: '1',
+  SK_MULTIROOT_STATE: multiRootState,
   ...(opts.grep ? { SK_TEST_GREP: opts.grep, SK_TEST_ALLOW_EMPTY: '1' } : {}),
 });
 
@@ -111,6 +124,7 @@ async function runPhaseInWeb(phase) {
     await page.exposeFunction('codeAutomationExit', (code) => finish(code));
     await page.goto(workbenchUrl(server, {
       folder: phaseFolder(phase),
+      workspace: phaseWorkspaceFile(phase),
       extensionDevelopmentPaths: [extensionPath, ...fixtureExtensions],
       extensionTestsPath: testsIndex,
       enableProposedApi: true,
@@ -149,7 +163,7 @@ async function runPhaseInDesktop(phase) {
       extensionTestsPath: testsIndex,
       extensionTestsEnv: phaseEnv(phase),
       // test-electron itself adds --skip-welcome, --disable-workspace-trust, --disable-updates, ...
-      launchArgs: [phaseFolder(phase), '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir, ...proposed],
+      launchArgs: [phaseWorkspaceFile(phase) ?? phaseFolder(phase), '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir, ...proposed],
     });
     return { ok: true, ms: Date.now() - started };
   } catch (e) {

@@ -259,7 +259,7 @@ export function extensionDevFolder(paths) {
 /**
  * The workbench URL for `folder`, with an optional payload (extension development paths, a test runner).
  * @param {{ origin: string, authority: string }} server
- * @param {{ folder: string, extensionDevelopmentPaths?: string[], extensionTestsPath?: string,
+ * @param {{ folder: string, workspace?: string, extensionDevelopmentPaths?: string[], extensionTestsPath?: string,
  *   enableProposedApi?: boolean, skipWelcome?: boolean }} opts
  */
 export function workbenchUrl(server, opts) {
@@ -271,7 +271,9 @@ export function workbenchUrl(server, opts) {
   if (opts.enableProposedApi) payload.push(['enableProposedApi', '']);
   if (opts.skipWelcome ?? true) payload.push(['skipWelcome', 'true']);
   const url = new URL(server.origin + '/');
-  url.searchParams.set('folder', resolve(opts.folder));
+  // A .code-workspace file (a multi-root workspace) opens instead of the folder when given.
+  if (opts.workspace) url.searchParams.set('workspace', resolve(opts.workspace));
+  else url.searchParams.set('folder', resolve(opts.folder));
   if (payload.length) url.searchParams.set('payload', JSON.stringify(payload));
   return url.toString();
 }

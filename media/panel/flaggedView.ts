@@ -7,7 +7,9 @@ import { inline, rowUi } from './store';
 
 function flaggedItemCard(f: FlaggedItemView, warning: string): HTMLElement {
   const card = h('article', { class: 'entry flagged', 'data-item': f.id, 'data-revision': f.revision, 'aria-label': `Flagged ${f.kind}: ${f.title}` });
-  card.append(h('div', { class: 'entry-head' }, icon(f.kind === 'plan' ? 'checklist' : 'note'), h('span', { class: 'entry-title' }, f.title), badge(f.kind, 'type'), h('span', { class: 'muted' }, f.id)));
+  // In a workspace of several folders the card names the folder that holds the file.
+  const folder = f.folder !== undefined ? [badge(`folder: ${f.folder}`, 'folder')] : [];
+  card.append(h('div', { class: 'entry-head' }, icon(f.kind === 'plan' ? 'checklist' : 'note'), h('span', { class: 'entry-title' }, f.title), badge(f.kind, 'type'), ...folder, h('span', { class: 'muted' }, f.id)));
   card.append(withheldWarning(warning, f.rules, f.spans));
   const part = inline.get(`item:${f.id}`);
   const actions = h('div', { class: 'actions', role: 'group', 'aria-label': `Actions on ${f.title}` });

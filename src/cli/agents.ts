@@ -13,6 +13,7 @@ import { hookCommand, installClaudeCodeHook, uninstallClaudeCodeHook } from '../
 import { MEMORY_FLAG, parseMemoryFlag } from '../shared/flag';
 import { readMemorySwitch } from '../server/memory/memorySwitch';
 import { findWorkspaceRoot } from './roots';
+import { WorkspaceArgError, workspaceFoldersOf, type WorkspaceFolderArg } from './codeWorkspace';
 
 export interface AgentIo {
   stdout: (s: string) => void;
@@ -36,36 +37,66 @@ function workspaceOf(opt: string | undefined, cwd: string): string {
   return dir;
 }
 
-function splitArgs(args: readonly string[], values: readonly string[]): { positional: string[]; opts: Map<string, string> } {
+/**
+ * The folders a command works on: every `--workspace` value (a folder, or a `.code-workspace` file's folders), in
+ * order; without one, the nearest folder holding `.knowledge/`, else cwd. What a workspace file left out is told on stderr.
+ */
+export function workspaceFoldersArg(values: readonly string[], cwd: string, stderr: (s: string) => void): WorkspaceFolderArg[] {
+  if (values.length === 0) return [{ path: workspaceOf(undefined, cwd) }];
+  try {
+    const { folders, notes } = workspaceFoldersOf(values, cwd);
+    for (const note of notes) stderr(`session-knowledge: ${note}\n`);
+    if (folders.length === 0) throw new AgentUsageError(`${values.join(', ')} names no folder on this disk`);
+    return folders;
+  } catch (err) {
+    if (err instanceof WorkspaceArgError) throw new AgentUsageError(err.message);
+    throw err;
+  }
+}
+
+/** Options of `values` take a value; each may be given several times (`all`), `opts` keeps the last. */
+function splitArgs(args: readonly string[], values: readonly string[]): { positional: string[]; opts: Map<string, string>; all: Map<string, string[]> } {
   const positional: string[] = [];
   const opts = new Map<string, string>();
+  const all = new Map<string, string[]>();
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     if (values.includes(a)) {
       const v = args[++i];
       if (v === undefined || v.startsWith('--')) throw new AgentUsageError(`${a} needs a value`);
       opts.set(a, v);
+      all.set(a, [...(all.get(a) ?? []), v]);
     } else if (a.startsWith('--')) throw new AgentUsageError(`unknown option ${a}`);
     else positional.push(a);
   }
-  return { positional, opts };
+  return { positional, opts, all };
 }
 
-export function openCore(workspace: string, storage: string, extra: { sessionsIndexPath?: string; scan?: ScanFn } = {}): KnowledgeCore {
+/**
+ * The core on a workspace: one folder (exactly as before), or several (`folders`, the first naming the sessions
+ * store). Each folder's `.knowledge/` is read; ids name their folder when there are several.
+ */
+export function openCore(workspace: string | readonly WorkspaceFolderArg[], storage: string, extra: { sessionsIndexPath?: string; scan?: ScanFn } = {}): KnowledgeCore {
+  const folders = typeof workspace === 'string' ? [{ path: workspace }] : workspace;
   return new KnowledgeCore({
-    workspaceFolder: workspace,
+    workspaceFolder: folders[0]?.path ?? null,
+    ...(folders.length > 1 ? { workspaceFolders: folders } : {}),
     globalStoragePath: storage,
     memoryEnabled: parseMemoryFlag(process.env[MEMORY_FLAG]).present,
     ...extra,
   });
 }
 
-/** `pin PATH…`, `unpin PATH…`, `pins`: the agent pins of `.knowledge/pins.json`. Exit 1 when a pin was refused. */
+/**
+ * `pin PATH…`, `unpin PATH…`, `pins`: the agent pins of `.knowledge/pins.json` — with several workspace folders
+ * (`--workspace` given more than once, or a `.code-workspace` file), each pin in the pins.json of the folder that
+ * holds it, listed with its folder's name. Exit 1 when a pin was refused.
+ */
 export async function runPins(command: 'pin' | 'unpin' | 'pins', args: readonly string[], io: AgentIo, storage: string): Promise<number> {
-  const { positional, opts } = splitArgs(args, ['--workspace']);
-  const workspace = workspaceOf(opts.get('--workspace'), io.cwd);
+  const { positional, all } = splitArgs(args, ['--workspace']);
+  const folders = workspaceFoldersArg(all.get('--workspace') ?? [], io.cwd, io.stderr);
   if (command !== 'pins' && positional.length === 0) throw new AgentUsageError(`${command} needs at least one PATH`);
-  const core = openCore(workspace, storage);
+  const core = openCore(folders, storage);
   // Paths are given relative to where the command runs; pins are workspace-relative.
   const paths = positional.map((p) => resolve(io.cwd, p));
   const result =
@@ -118,7 +149,7 @@ async function readAll(stream: NodeJS.ReadableStream, limitBytes: number, timeou
  */
 export async function runClaudeCodeHook(args: readonly string[], io: AgentIo, storage: string): Promise<number> {
   try {
-    const { opts } = splitArgs(args, ['--budget-tokens']);
+    const { opts, all } = splitArgs(args, ['--budget-tokens', '--workspace']);
     const budgetRaw = opts.get('--budget-tokens');
     const budget = budgetRaw === undefined ? HOOK_BUDGET_TOKENS : Number(budgetRaw);
     if (!Number.isInteger(budget) || budget < 200 || budget > 200_000) throw new Error(`--budget-tokens must be a whole number from 200 to 200000, not ${budgetRaw}`);
@@ -147,12 +178,17 @@ export async function runClaudeCodeHook(args: readonly string[], io: AgentIo, st
           ? 'prompt'
           : undefined;
     if (!moment) throw new Error(`hook event ${input.hook_event_name} is not one Session Knowledge answers (SessionStart, UserPromptSubmit)`);
+    // `--workspace` (a folder or a .code-workspace file, repeatable): the agent pins of every folder it names;
+    // else the nearest folder holding .knowledge/ from where Claude Code runs.
+    const given = all.get('--workspace') ?? [];
     const from = input.cwd ?? process.env.CLAUDE_PROJECT_DIR ?? io.cwd;
-    const workspace = findWorkspaceRoot(from);
+    const found = findWorkspaceRoot(from);
+    const folders = given.length > 0 ? workspaceFoldersArg(given, io.cwd, () => undefined) : found ? [{ path: found }] : [];
+    const workspace = folders[0]?.path;
     if (!workspace) return 0; // no .knowledge/ here: nothing to carry, nothing to say
     const sessionsIndexPath = agentSessionsPath(workspace);
     const verdicts = new PersistedScan(join(dirname(sessionsIndexPath), 'verdicts.json'));
-    const core = openCore(workspace, storage, { sessionsIndexPath, scan: verdicts.scan });
+    const core = openCore(folders, storage, { sessionsIndexPath, scan: verdicts.scan });
     await Promise.all([core.loadForAgents(), verdicts.load()]);
     // Memory (with the flag) follows the person's switch, mirrored by VS Code to the storage folder: off unless turned on.
     if (core.memory) await core.memory.configure((await readMemorySwitch(storage)).config);
@@ -166,12 +202,18 @@ export async function runClaudeCodeHook(args: readonly string[], io: AgentIo, st
   }
 }
 
-/** `hook install|uninstall claude-code [--workspace DIR]`: edits `.claude/settings.local.json`. */
+/**
+ * `hook install|uninstall claude-code [--workspace DIR|FILE.code-workspace]…`: edits `.claude/settings.local.json`
+ * of each folder named (every folder of a workspace file): a Claude Code session in a folder carries that folder's
+ * agent pins.
+ */
 export async function runHookSetup(action: 'install' | 'uninstall', args: readonly string[], io: AgentIo, cliPath: string): Promise<number> {
-  const { positional, opts } = splitArgs(args, ['--workspace']);
+  const { positional, all } = splitArgs(args, ['--workspace']);
   if (positional[0] !== 'claude-code' || positional.length !== 1) throw new AgentUsageError(`hook ${action} takes one agent: claude-code`);
-  const workspace = workspaceOf(opts.get('--workspace'), io.cwd);
-  const result = action === 'install' ? await installClaudeCodeHook(workspace, hookCommand(cliPath, process.execPath)) : await uninstallClaudeCodeHook(workspace);
-  io.stdout(result.changed ? `${action === 'install' ? 'Installed' : 'Removed'} the Session Knowledge hooks in ${result.path}\n` : `${result.path} already ${action === 'install' ? 'has' : 'lacks'} the Session Knowledge hooks; nothing changed.\n`);
+  const folders = workspaceFoldersArg(all.get('--workspace') ?? [], io.cwd, io.stderr);
+  for (const { path: workspace } of folders) {
+    const result = action === 'install' ? await installClaudeCodeHook(workspace, hookCommand(cliPath, process.execPath)) : await uninstallClaudeCodeHook(workspace);
+    io.stdout(result.changed ? `${action === 'install' ? 'Installed' : 'Removed'} the Session Knowledge hooks in ${result.path}\n` : `${result.path} already ${action === 'install' ? 'has' : 'lacks'} the Session Knowledge hooks; nothing changed.\n`);
+  }
   return 0;
 }

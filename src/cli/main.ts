@@ -1,15 +1,15 @@
 /**
  * `session-knowledge`: the command-line tool on the same core as the language server. No VS Code needed.
  */
-import { existsSync, statSync } from 'node:fs';
 import { relative, resolve, sep } from 'node:path';
 import { ReviewStore } from '../server/review/reviewStore';
-import { KnowledgeCore } from '../server/knowledgeCore';
 import { defaultStoragePath } from '../server/store/paths';
 import type { Stats } from '../shared/schemas';
 import { scannedWorkspaceRoots } from './roots';
-import { runScan, type ScanHooks } from './scan';
-import { AgentUsageError, runClaudeCodeHook, runHookSetup, runPins } from './agents';
+import type { ScanHooks } from './scan';
+import { runScanWithWorkspaces } from './scanCommand';
+import { KnowledgeCore } from '../server/knowledgeCore';
+import { AgentUsageError, runClaudeCodeHook, runHookSetup, runPins, workspaceFoldersArg } from './agents';
 
 export { defaultStoragePath };
 
@@ -23,33 +23,36 @@ export interface CliIo {
 const HELP = `session-knowledge — Session Knowledge on the command line (no VS Code needed)
 
 Usage:
-  session-knowledge stats [--workspace DIR] [--storage DIR] [--json]
-      Counts notes, plans and sessions, checks every store file, lists problems found.
+  session-knowledge stats [--workspace DIR|FILE.code-workspace]... [--storage DIR] [--json]
+      Counts notes, plans and sessions (per folder, for several), checks every store file, lists problems found.
       Exit 0 when healthy, 1 when a problem was found, 2 on bad input.
-  session-knowledge scan [PATH...] [--jsonl FILE|-]
-      Scans .knowledge/ (or the given files and folders) for text that tries to instruct the model and
-      prints findings like a linter (file:line:col rule-id message). Exit 1 when something is flagged,
-      0 when clean, 2 on bad input. --jsonl reads {"id","text"} lines and writes one result line each.
-      Run session-knowledge scan --help for details.
-  session-knowledge pin PATH... | unpin PATH... | pins [--workspace DIR]
-      The agent pins (.knowledge/pins.json): what Claude Code, the MCP server and Copilot's instruction file
-      carry. Secrets and files outside the workspace are refused (exit 1).
-  session-knowledge hook claude-code [--budget-tokens N]
+  session-knowledge scan [PATH...] [--workspace DIR|FILE.code-workspace]... [--jsonl FILE|-]
+      Scans .knowledge/ (or the given files and folders, or every folder of a workspace) for text that tries
+      to instruct the model and prints findings like a linter (file:line:col rule-id message [folder NAME]).
+      Exit 1 when something is flagged, 0 when clean, 2 on bad input. --jsonl reads {"id","text"} lines and
+      writes one result line each. Run session-knowledge scan --help for details.
+  session-knowledge pin PATH... | unpin PATH... | pins [--workspace DIR|FILE.code-workspace]...
+      The agent pins (.knowledge/pins.json of the folder holding each file): what Claude Code, the MCP server
+      and Copilot's instruction file carry. Secrets and files outside the workspace are refused (exit 1).
+  session-knowledge hook claude-code [--budget-tokens N] [--workspace DIR|FILE.code-workspace]...
       Claude Code's SessionStart / UserPromptSubmit hook: reads the hook input on stdin, prints the block when
       the session is owed it. Never blocks a prompt: on bad input it prints nothing and exits 0.
-  session-knowledge hook install claude-code | hook uninstall claude-code [--workspace DIR]
-      Adds (removes) the two hook entries in .claude/settings.local.json, keeping every other setting.
+  session-knowledge hook install claude-code | hook uninstall claude-code [--workspace DIR|FILE.code-workspace]...
+      Adds (removes) the two hook entries in .claude/settings.local.json of each folder, keeping every other setting.
   session-knowledge lsp --stdio
       Runs the language server over stdin/stdout for any LSP client (Neovim, Helix, Emacs…): warnings on
       .knowledge/** files that read as instructions to a model, and a "mark as reviewed" code action.
       The workspace is the client's root folder; nothing else may be written to stdout.
-  session-knowledge mcp [--workspace DIR] [--storage DIR]
+  session-knowledge mcp [--workspace DIR|FILE.code-workspace]... [--storage DIR]
       An MCP server on stdio (Claude Code, Cursor, any MCP client): the tool knowledge_context (the agent
       pins' block), every note and plan as a resource; flagged items withheld. Logs go to stderr.
   session-knowledge --help | --version
 
 Options:
-  --workspace DIR   the workspace folder holding .knowledge/ (default: the current folder)
+  --workspace DIR   a workspace folder holding .knowledge/ (default: the nearest one from the current folder), or
+                    a VS Code .code-workspace file (its folders; JSONC, paths relative to the file). Given more
+                    than once, or a file of several folders: ids start with each folder's name
+                    (infra/.knowledge/notes/x.md), as in a VS Code multi-root workspace
   --storage DIR     the extension's global storage (default: $SESSION_KNOWLEDGE_STORAGE, else VS Code's)
   --json            print JSON instead of text
 `;
@@ -99,6 +102,7 @@ function parseOptions(args: string[], known: Record<string, 'value' | 'flag'>): 
 export function formatStatsText(stats: Stats): string {
   const lines = [
     `workspace   ${stats.workspaceFolder ?? '(none)'}`,
+    ...(stats.folders ?? []).map((f) => `folder      ${f.name}: ${f.notes} notes, ${f.plans} plans  ${f.path}`),
     `notes       ${stats.notes}`,
     `plans       ${stats.plans}`,
     `sessions    ${stats.sessions}`,
@@ -111,11 +115,19 @@ export function formatStatsText(stats: Stats): string {
 }
 
 async function stats(args: string[], io: CliIo): Promise<number> {
-  const opts = parseOptions(args, { '--workspace': 'value', '--storage': 'value', '--json': 'flag' });
-  const workspace = resolve(io.cwd, typeof opts['--workspace'] === 'string' ? opts['--workspace'] : '.');
-  if (!existsSync(workspace) || !statSync(workspace).isDirectory()) throw new UsageError(`--workspace ${workspace} is not a folder`);
+  // --workspace may be given several times (or name a .code-workspace file): taken out before the other options.
+  const workspaces: string[] = [];
+  const rest: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] !== '--workspace') rest.push(args[i]!);
+    else if (args[i + 1] === undefined || args[i + 1]!.startsWith('--')) throw new UsageError('--workspace needs a value');
+    else workspaces.push(args[++i]!);
+  }
+  const opts = parseOptions(rest, { '--storage': 'value', '--json': 'flag' });
+  // Without --workspace: the current folder, as ever.
+  const folders = workspaceFoldersArg(workspaces.length > 0 ? workspaces : ['.'], io.cwd, io.stderr);
   const storage = typeof opts['--storage'] === 'string' ? resolve(io.cwd, opts['--storage']) : defaultStoragePath();
-  const core = new KnowledgeCore({ workspaceFolder: workspace, globalStoragePath: storage });
+  const core = new KnowledgeCore({ workspaceFolder: folders[0]!.path, ...(folders.length > 1 ? { workspaceFolders: folders } : {}), globalStoragePath: storage });
   await core.load();
   const result = await core.stats();
   io.stdout(opts['--json'] ? `${JSON.stringify(result, null, 2)}\n` : formatStatsText(result));
@@ -138,7 +150,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       case 'stats':
         return await stats(rest, io);
       case 'scan':
-        return await runScan(rest, io, await reviewsFor(rest, io.cwd));
+        return await runScanWithWorkspaces(rest, io, (expanded) => reviewsFor(expanded, io.cwd));
       case 'pin':
       case 'unpin':
       case 'pins':

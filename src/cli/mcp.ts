@@ -18,7 +18,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync, statSync, unwatchFile, watchFile } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { format, parseArgs } from 'node:util';
 import { z } from 'zod';
@@ -28,7 +28,7 @@ import { ErrorCode, McpError, SubscribeRequestSchema, UnsubscribeRequestSchema, 
 import { KnowledgeCore } from '../server/knowledgeCore';
 import { agentSessionsPath } from '../server/agents/agentSessions';
 import { KnowledgeWatcher, type KnowledgeChanges } from '../server/agents/mcpWatcher';
-import { RESOURCE_TEMPLATE, idFromResourceUri, leftOutText, noPinsText, resourceOf, resourceUri, ruleIds, withheldNotice } from '../server/agents/mcpText';
+import { FOLDER_RESOURCE_TEMPLATE, RESOURCE_TEMPLATE, idFromResourceUri, leftOutText, noPinsText, resourceOf, resourceUri, ruleIds, withheldNotice } from '../server/agents/mcpText';
 import { SessionError } from '../server/delivery/sessionService';
 import { toId } from '../server/notes/noteIndex';
 import { MemoryError } from '../server/memory/errors';
@@ -37,6 +37,7 @@ import { memorySwitchPath, readMemorySwitch } from '../server/memory/memorySwitc
 import { IdToolInput, RecallToolInput, RememberToolInput, describeEntry, inputProblem, memoryEnvelope, rememberedSentence } from '../server/memory/modelTools';
 import { readMemoryFlag } from '../shared/flag';
 import { findWorkspaceRoot } from './roots';
+import { WorkspaceArgError, workspaceFoldersOf, type WorkspaceFolderArg } from './codeWorkspace';
 // Kept in its own module so this bundle does not pull in the whole CLI; the one place to change if it moves.
 import { defaultStoragePath } from '../server/store/paths';
 
@@ -52,12 +53,14 @@ export interface McpIo {
   env?: NodeJS.ProcessEnv;
 }
 
-const HELP = `session-knowledge mcp [--workspace DIR] [--storage DIR]
+const HELP = `session-knowledge mcp [--workspace DIR|FILE.code-workspace]... [--storage DIR]
 
 An MCP server on stdio. Configure it in your MCP client, e.g. .mcp.json:
   {"mcpServers":{"session-knowledge":{"command":"node","args":["<path>/dist/cli.js","mcp"]}}}
 
-  --workspace DIR   the workspace (default: the nearest folder holding .knowledge/, else the current folder)
+  --workspace DIR   the workspace (default: the nearest folder holding .knowledge/, else the current folder), or a
+                    VS Code .code-workspace file; repeatable. With several folders every id (and resource URI)
+                    starts with its folder's name: session-knowledge:///infra/.knowledge/notes/x.md
   --storage DIR     the extension's global storage, for memory (default: $SESSION_KNOWLEDGE_STORAGE, else VS Code's)
 `;
 
@@ -76,7 +79,10 @@ function problemOf(err: unknown): string {
 }
 
 export interface KnowledgeMcpOptions {
+  /** The first (or only) folder: it names the agents' sessions store and holds project memory. */
   workspace: string;
+  /** Every folder of a multi-root workspace (the first is `workspace`); absent: `workspace` alone. */
+  folders?: readonly WorkspaceFolderArg[];
   storage: string;
   env: NodeJS.ProcessEnv;
   log: (message: string) => void;
@@ -94,6 +100,7 @@ export async function createKnowledgeMcpServer(options: KnowledgeMcpOptions): Pr
   if (flag.warning) log(flag.warning);
   const core = new KnowledgeCore({
     workspaceFolder: workspace,
+    ...(options.folders && options.folders.length > 1 ? { workspaceFolders: options.folders } : {}),
     globalStoragePath: storage,
     memoryEnabled: flag.present,
     // Agents' sessions live in the per-user state folder, never in VS Code's store (this server records none).
@@ -117,26 +124,30 @@ export async function createKnowledgeMcpServer(options: KnowledgeMcpOptions): Pr
   const enqueue = (what: string, work: () => Promise<void>): Promise<void> =>
     (indexing = indexing.then(work).catch((err: unknown) => log(`${what}: ${(err as Error)?.message ?? String(err)}`)));
   const ready = enqueue('Could not load .knowledge/', async () => {
-    const results = await Promise.allSettled([core.notes?.rebuild(), core.reviews?.load()]);
+    const results = await Promise.allSettled(core.folders.all.flatMap((f) => [f.notes.rebuild(), f.reviews.load()]));
     for (const r of results) if (r.status === 'rejected') log(`Could not load: ${(r.reason as Error)?.message ?? String(r.reason)}`);
-    for (const p of core.notes?.problems ?? []) log(p.message);
+    for (const f of core.folders.all) for (const p of f.notes.problems) log(p.message);
     await core.refreshFlags();
   });
 
   const subscribed = new Set<string>();
 
-  /** `ids`: items to judge again and announce even when their bytes did not change (a read found a newer verdict). */
-  async function applyChanges(changes: KnowledgeChanges & { ids?: readonly string[] }): Promise<void> {
-    const notes = core.notes;
-    if (!notes) return;
+  /**
+   * Changes in one folder's `.knowledge/` (`folder`: its path). `ids`: items to judge again and announce even when
+   * their bytes did not change (a read found a newer verdict).
+   */
+  async function applyChanges(folderPath: string, changes: KnowledgeChanges & { ids?: readonly string[] }): Promise<void> {
+    const folder = core.folders.all.find((f) => f.path === folderPath);
+    if (!folder) return;
     const changed = new Set<string>();
-    if (changes.rescan) for (const id of await notes.rebuild()) changed.add(id);
-    else for (const path of changes.paths) if (await notes.refreshPath(path)) changed.add(toId(workspace, path));
+    if (changes.rescan) for (const rel of await folder.notes.rebuild()) changed.add(core.folders.idOf(folder, rel));
+    else for (const path of changes.paths) if (await folder.notes.refreshPath(path)) changed.add(core.folders.idOf(folder, toId(folder.path, path)));
     if (changes.reviews) {
-      await core.reviews?.load();
+      await folder.reviews.load();
       for (const item of core.listItems()) changed.add(item.id);
     }
-    if (changes.memory && core.memory?.currentConfig.on) {
+    // Project memory is the first folder's.
+    if (changes.memory && folder === core.folders.primary && core.memory?.currentConfig.on) {
       await core.memory.reload('project').catch((err: unknown) => log(`Could not reload project memory: ${(err as Error).message}`));
     }
     for (const id of changes.ids ?? []) changed.add(id);
@@ -150,12 +161,16 @@ export async function createKnowledgeMcpServer(options: KnowledgeMcpOptions): Pr
     }
   }
 
-  const watcher = new KnowledgeWatcher(
-    workspace,
-    (changes) => void enqueue('Could not follow a change in .knowledge/', () => applyChanges(changes)),
-    { ...(options.debounceMs !== undefined ? { debounceMs: options.debounceMs } : {}), log },
+  // One watch per folder: each folder's .knowledge/ (a folder without one costs a watch on the folder itself).
+  const watchers = core.folders.all.map(
+    (f) =>
+      new KnowledgeWatcher(
+        f.path,
+        (changes) => void enqueue('Could not follow a change in .knowledge/', () => applyChanges(f.path, changes)),
+        { ...(options.debounceMs !== undefined ? { debounceMs: options.debounceMs } : {}), log },
+      ),
   );
-  watcher.start();
+  for (const w of watchers) w.start();
 
   // ---- knowledge_context --------------------------------------------------------------------------
 
@@ -179,7 +194,7 @@ export async function createKnowledgeMcpServer(options: KnowledgeMcpOptions): Pr
         let leftOut = 0;
         if (pins) ids = pins;
         else {
-          const agent = (await core.agentPins?.read()) ?? { pins: [], refused: [] };
+          const agent = await core.readAgentPins();
           ids = agent.pins;
           leftOut = agent.refused.length;
         }
@@ -205,24 +220,36 @@ export async function createKnowledgeMcpServer(options: KnowledgeMcpOptions): Pr
       },
     }),
     { title: 'Notes and plans', description: 'Project notes and plans in .knowledge/, judged when read: a flagged one is withheld.', mimeType: 'text/markdown' },
-    async (uri): Promise<ReadResourceResult> => {
-      const id = idFromResourceUri(uri.href);
-      if (!id) throw new McpError(ErrorCode.InvalidParams, `Not a note or plan of this workspace: ${uri.href}`);
-      await settled();
-      const judged = await core.judgeFile(id);
-      if (!judged) throw new McpError(ErrorCode.InvalidParams, `${id} cannot be read (no such note or plan).`);
-      const rules = ruleIds(judged.findings);
-      // The judgement the list shows is older than this one: follow the disk.
-      const listed = core.listItems().find((i) => i.id === id);
-      if (!listed || listed.revision !== judged.revision || listed.flaggedRules.length !== rules.length) {
-        void enqueue(`Could not re-index ${id}`, () => applyChanges({ paths: new Set([join(workspace, id)]), ids: [id], rescan: false, reviews: false, memory: false }));
-      }
-      // A clean note is returned as it is on disk, without the envelope: a resource is the user's own file, which
-      // the client shows, attaches or diffs as that file (the person, or the host application, chooses to read it),
-      // and it was judged just now. A flagged one is replaced by the notice: its text never leaves this process.
-      return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: rules.length > 0 ? withheldNotice(id, rules) : judged.text }] };
-    },
+    readResource,
   );
+  // With several folders a note's URI starts with its folder's name: session-knowledge:///infra/.knowledge/notes/x.md.
+  if (core.folders.multi) {
+    mcp.registerResource(
+      'knowledge-folders',
+      new ResourceTemplate(FOLDER_RESOURCE_TEMPLATE, { list: undefined }),
+      { title: 'Notes and plans of a workspace folder', description: 'Notes and plans in a folder\'s .knowledge/, judged when read: a flagged one is withheld.', mimeType: 'text/markdown' },
+      readResource,
+    );
+  }
+  /** Reads a note or plan resource: judged now; a flagged one answers a notice naming its rules, never its text. */
+  async function readResource(uri: URL): Promise<ReadResourceResult> {
+    const id = idFromResourceUri(uri.href, core.folders.multi ? core.folders.all.map((f) => f.name) : []);
+    if (!id) throw new McpError(ErrorCode.InvalidParams, `Not a note or plan of this workspace: ${uri.href}`);
+    await settled();
+    const judged = await core.judgeFile(id);
+    if (!judged) throw new McpError(ErrorCode.InvalidParams, `${id} cannot be read (no such note or plan).`);
+    const rules = ruleIds(judged.findings);
+    // The judgement the list shows is older than this one: follow the disk.
+    const listed = core.listItems().find((i) => i.id === id);
+    if (!listed || listed.revision !== judged.revision || listed.flaggedRules.length !== rules.length) {
+      const at = core.folders.locate(id);
+      if (at) void enqueue(`Could not re-index ${id}`, () => applyChanges(at.folder.path, { paths: new Set([judged.path]), ids: [id], rescan: false, reviews: false, memory: false }));
+    }
+    // A clean note is returned as it is on disk, without the envelope: a resource is the user's own file, which
+    // the client shows, attaches or diffs as that file (the person, or the host application, chooses to read it),
+    // and it was judged just now. A flagged one is replaced by the notice: its text never leaves this process.
+    return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: rules.length > 0 ? withheldNotice(id, rules) : judged.text }] };
+  }
   mcp.server.setRequestHandler(SubscribeRequestSchema, (request) => {
     subscribed.add(request.params.uri);
     return {};
@@ -265,7 +292,7 @@ export async function createKnowledgeMcpServer(options: KnowledgeMcpOptions): Pr
   let closing: Promise<void> | null = null;
   const close = () =>
     (closing ??= (async () => {
-      watcher.close();
+      for (const w of watchers) w.close();
       stopSwitchWatch();
       await mcp.close().catch(() => undefined);
       await core.memory?.flushVerdicts().catch(() => undefined);
@@ -384,9 +411,9 @@ function registerMemoryTools(
 export async function runMcpCommand(args: readonly string[], io: McpIo): Promise<number> {
   const env = io.env ?? process.env;
   const log = (message: string) => io.stderr(`session-knowledge mcp: ${message}\n`);
-  let values: { workspace?: string; storage?: string; help?: boolean };
+  let values: { workspace?: string[]; storage?: string; help?: boolean };
   try {
-    values = parseArgs({ args: [...args], options: { workspace: { type: 'string' }, storage: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false }).values;
+    values = parseArgs({ args: [...args], options: { workspace: { type: 'string', multiple: true }, storage: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false }).values;
   } catch (err) {
     io.stderr(`session-knowledge mcp: ${(err as Error).message}\n${HELP}`);
     return 2;
@@ -395,11 +422,30 @@ export async function runMcpCommand(args: readonly string[], io: McpIo): Promise
     io.stderr(HELP); // stdout belongs to the protocol, even here
     return 0;
   }
-  const workspace = values.workspace ? resolve(io.cwd, values.workspace) : (findWorkspaceRoot(io.cwd) ?? resolve(io.cwd));
-  if (!existsSync(workspace) || !statSync(workspace).isDirectory()) {
-    io.stderr(`session-knowledge mcp: --workspace ${workspace} is not a folder\n`);
-    return 2;
+  let folders: WorkspaceFolderArg[];
+  if (values.workspace?.length) {
+    try {
+      const named = workspaceFoldersOf(values.workspace, io.cwd);
+      for (const note of named.notes) log(note);
+      folders = named.folders;
+    } catch (err) {
+      if (!(err instanceof WorkspaceArgError)) throw err;
+      io.stderr(`session-knowledge mcp: ${err.message}\n`);
+      return 2;
+    }
+    if (folders.length === 0) {
+      io.stderr(`session-knowledge mcp: ${values.workspace.join(', ')} names no folder on this disk\n`);
+      return 2;
+    }
+  } else {
+    const found = findWorkspaceRoot(io.cwd) ?? resolve(io.cwd);
+    if (!existsSync(found) || !statSync(found).isDirectory()) {
+      io.stderr(`session-knowledge mcp: --workspace ${found} is not a folder\n`);
+      return 2;
+    }
+    folders = [{ path: found }];
   }
+  const workspace = folders[0]!.path;
   const storageEnv = env.SESSION_KNOWLEDGE_STORAGE;
   const storage = values.storage ? resolve(io.cwd, values.storage) : storageEnv ? resolve(io.cwd, storageEnv) : defaultStoragePath();
 
@@ -407,12 +453,12 @@ export async function runMcpCommand(args: readonly string[], io: McpIo): Promise
   for (const method of ['log', 'info', 'debug', 'warn'] as const) console[method] = (...a: unknown[]) => io.stderr(`${format(...a)}\n`);
 
   const stdin = io.streams?.stdin ?? process.stdin;
-  const server = await createKnowledgeMcpServer({ workspace, storage, env, log });
+  const server = await createKnowledgeMcpServer({ workspace, folders, storage, env, log });
   const closed = new Promise<void>((done) => {
     server.mcp.server.onclose = () => done();
   });
   await server.mcp.connect(new StdioServerTransport(stdin, io.streams?.stdout ?? process.stdout));
-  log(`serving ${workspace} (storage ${storage})`);
+  log(`serving ${folders.map((f) => f.path).join(', ')} (storage ${storage})`);
   // The client closed our stdin: the session is over.
   stdin.once('end', () => void server.close());
   stdin.once('close', () => void server.close());

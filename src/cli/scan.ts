@@ -30,21 +30,30 @@ export interface ScanHooks {
    * reported.
    */
   isReviewed?: (path: string, contentHash: string, rulesetVersion: string) => boolean;
+  /**
+   * The workspace folder that holds a scanned file (absolute path), when a multi-root workspace was given: each
+   * finding then ends with `[folder NAME]`, and the summary counts findings per folder.
+   */
+  folderOf?: (absolutePath: string) => string | undefined;
 }
 
-const HELP = `Usage: session-knowledge scan [PATH...]
+const HELP = `Usage: session-knowledge scan [PATH...] [--workspace DIR|FILE.code-workspace]...
        session-knowledge scan --jsonl FILE|-
 
 Scan knowledge for text that reads as instructions to a model (prompt injection,
 exfiltration, hidden or encoded text). Rule set ${RULESET_VERSION}.
 
   PATH          files or directories (default: .knowledge/ under the current directory);
-                directories are searched for *.md, *.json and *.jsonl
+                directories are searched for *.md, *.json and *.jsonl; a FILE.code-workspace
+                is its folders, as with --workspace
+  --workspace   a workspace folder, or a VS Code .code-workspace file (every folder it lists;
+                JSONC, paths relative to the file); repeatable. Scans each folder's .knowledge/
+                and ends each finding with [folder NAME]
   --jsonl FILE  read {"id": "...", "text": "..."} lines from FILE (- for stdin) and write
                 {"id","flagged","rules":[{"id","category","start","end"}]} lines in order
   -h, --help    show this help
 
-Output: path:line:col rule-id message
+Output: path:line:col rule-id message [folder NAME]
 Exit status: 0 nothing flagged, 1 something flagged, 2 bad input.
 `;
 
@@ -148,12 +157,14 @@ interface Report {
   flagged: number;
   files: number;
   bad: boolean;
+  /** Findings per workspace folder, when a multi-root workspace was given. */
+  byFolder?: Map<string, number>;
 }
 
 async function scanPaths(paths: string[], io: ScanIo, hooks: ScanHooks): Promise<number> {
   const useDefault = paths.length === 0;
   const roots = useDefault ? [join(io.cwd, '.knowledge')] : paths.map((p) => (isAbsolute(p) ? p : resolve(io.cwd, p)));
-  const report: Report = { flagged: 0, files: 0, bad: false };
+  const report: Report = { flagged: 0, files: 0, bad: false, ...(hooks.folderOf ? { byFolder: new Map<string, number>() } : {}) };
   const files: Array<{ path: string; explicit: boolean }> = [];
   for (const root of roots) {
     let st;
@@ -178,11 +189,17 @@ async function scanPaths(paths: string[], io: ScanIo, hooks: ScanHooks): Promise
     }
     report.files++;
     const ext = extname(path).toLowerCase();
-    if (ext === '.jsonl') scanJsonLines(path, text, io, hooks, report);
-    else if (ext === '.json') scanJsonDocument(path, text, io, hooks, report);
-    else emit(io, hooks, report, rel(io, path), text, scanKnowledgeText(text), (o) => lineCol(text, o));
+    const folder = hooks.folderOf?.(path);
+    const before = report.flagged;
+    if (ext === '.jsonl') scanJsonLines(path, text, io, hooks, report, folder);
+    else if (ext === '.json') scanJsonDocument(path, text, io, hooks, report, folder);
+    else emit(io, hooks, report, rel(io, path), text, scanKnowledgeText(text), (o) => lineCol(text, o), undefined, folder);
+    if (folder !== undefined && report.byFolder) report.byFolder.set(folder, (report.byFolder.get(folder) ?? 0) + report.flagged - before);
   }
-  if (report.flagged) io.stderr(`${report.flagged} finding${report.flagged === 1 ? '' : 's'} in ${report.files} file${report.files === 1 ? '' : 's'} (rule set ${RULESET_VERSION})\n`);
+  if (report.flagged) {
+    const perFolder = report.byFolder && report.byFolder.size > 0 ? `; ${[...report.byFolder].map(([f, n]) => `${f}: ${n}`).join(', ')}` : '';
+    io.stderr(`${report.flagged} finding${report.flagged === 1 ? '' : 's'} in ${report.files} file${report.files === 1 ? '' : 's'}${perFolder} (rule set ${RULESET_VERSION})\n`);
+  }
   return report.bad ? 2 : report.flagged ? 1 : 0;
 }
 
@@ -227,13 +244,14 @@ function emit(
   findings: readonly ThreatFinding[],
   locate: (offset: number) => [number, number],
   displayPath = reviewPath,
+  folder?: string,
 ): void {
   if (!findings.length) return;
   if (hooks.isReviewed?.(reviewPath, hashContent(text), RULESET_VERSION)) return;
   for (const f of findings) {
     const [line, col] = locate(f.start);
     const inner = f.inner?.length ? ` [uncovered text trips: ${f.inner.join(', ')}]` : '';
-    io.stdout(`${displayPath}:${line}:${col} ${f.ruleId} ${f.message}${inner}\n`);
+    io.stdout(`${displayPath}:${line}:${col} ${f.ruleId} ${f.message}${inner}${folder !== undefined ? ` [folder ${folder}]` : ''}\n`);
     report.flagged++;
   }
 }
@@ -250,7 +268,7 @@ function* strings(v: unknown, depth = 0): Generator<string> {
  * Scans the string values of one JSON value found at `base` in `raw`, locating each value by its JSON
  * encoding (exact when the file uses JSON.stringify-style escapes; otherwise falls back to the value start).
  */
-function scanJsonValue(file: string, raw: string, base: number, value: unknown, reviewId: string, io: ScanIo, hooks: ScanHooks, report: Report): number {
+function scanJsonValue(file: string, raw: string, base: number, value: unknown, reviewId: string, io: ScanIo, hooks: ScanHooks, report: Report, folder?: string): number {
   let cursor = base;
   const display = rel(io, file);
   for (const s of strings(value)) {
@@ -260,7 +278,7 @@ function scanJsonValue(file: string, raw: string, base: number, value: unknown, 
     const valueStart = at >= 0 ? at + 1 : base;
     if (at >= 0) cursor = at + enc.length;
     const findings = scanKnowledgeText(s);
-    emit(io, hooks, report, `${display}#${reviewId}`, s, findings, (o) => lineCol(raw, valueStart + (at >= 0 ? JSON.stringify(s.slice(0, o)).length - 2 : 0)), display);
+    emit(io, hooks, report, `${display}#${reviewId}`, s, findings, (o) => lineCol(raw, valueStart + (at >= 0 ? JSON.stringify(s.slice(0, o)).length - 2 : 0)), display, folder);
   }
   return cursor;
 }
@@ -270,7 +288,7 @@ const entryId = (v: unknown, fallback: string): string => {
   return typeof id === 'string' || typeof id === 'number' ? String(id) : fallback;
 };
 
-function scanJsonLines(file: string, raw: string, io: ScanIo, hooks: ScanHooks, report: Report): void {
+function scanJsonLines(file: string, raw: string, io: ScanIo, hooks: ScanHooks, report: Report, folder?: string): void {
   let offset = 0;
   raw.split('\n').forEach((line, i) => {
     const start = offset;
@@ -284,11 +302,11 @@ function scanJsonLines(file: string, raw: string, io: ScanIo, hooks: ScanHooks, 
       report.bad = true;
       return;
     }
-    scanJsonValue(file, raw, start, v, entryId(v, `L${i + 1}`), io, hooks, report);
+    scanJsonValue(file, raw, start, v, entryId(v, `L${i + 1}`), io, hooks, report, folder);
   });
 }
 
-function scanJsonDocument(file: string, raw: string, io: ScanIo, hooks: ScanHooks, report: Report): void {
+function scanJsonDocument(file: string, raw: string, io: ScanIo, hooks: ScanHooks, report: Report, folder?: string): void {
   let doc: unknown;
   try {
     doc = JSON.parse(raw);
@@ -307,11 +325,11 @@ function scanJsonDocument(file: string, raw: string, io: ScanIo, hooks: ScanHook
   if (list && (Array.isArray(doc) || Object.values(doc as object).filter(Array.isArray).length === 1)) {
     let cursor = 0;
     list.forEach((entry, i) => {
-      cursor = scanJsonValue(file, raw, cursor, entry, entryId(entry, `${i}`), io, hooks, report);
+      cursor = scanJsonValue(file, raw, cursor, entry, entryId(entry, `${i}`), io, hooks, report, folder);
     });
     if (!Array.isArray(doc)) {
       const rest = Object.fromEntries(Object.entries(doc as object).filter(([, v]) => v !== list));
-      scanJsonValue(file, raw, 0, rest, 'root', io, hooks, report);
+      scanJsonValue(file, raw, 0, rest, 'root', io, hooks, report, folder);
     }
-  } else scanJsonValue(file, raw, 0, doc, 'root', io, hooks, report);
+  } else scanJsonValue(file, raw, 0, doc, 'root', io, hooks, report, folder);
 }

@@ -8,13 +8,13 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { scannedWorkspaceRoots } from './roots';
-import { runScan, type ScanHooks, type ScanIo } from './scan';
+import type { ScanHooks, ScanIo } from './scan';
+import { runScanWithWorkspaces } from './scanCommand';
 
 export async function runScanCommand(args: string[], io: ScanIo): Promise<number> {
-  let hooks: ScanHooks = {};
-  if (scannedWorkspaceRoots(args, io.cwd).some((r) => existsSync(join(r, '.knowledge', 'reviews.json')))) {
+  return runScanWithWorkspaces(args, io, async (expanded): Promise<ScanHooks> => {
+    if (!scannedWorkspaceRoots(expanded, io.cwd).some((r) => existsSync(join(r, '.knowledge', 'reviews.json')))) return {};
     const main = createRequire(__filename)('./cli-main.js') as typeof import('./main');
-    hooks = await main.reviewsFor(args, io.cwd);
-  }
-  return runScan(args, io, hooks);
+    return main.reviewsFor(expanded, io.cwd);
+  });
 }

@@ -9,11 +9,15 @@
  * await api.delivery.markDelivered(key, signature);
  * ```
  *
- * Ids are workspace-relative paths such as `.knowledge/notes/setup.md`. Self-contained (types only): it is
- * shipped as `dist/api.d.ts`. `apiVersion` changes on a breaking change.
+ * Ids are workspace-relative paths such as `.knowledge/notes/setup.md`; in a workspace of several folders they
+ * start with the folder's name (`infra/.knowledge/notes/deploy.md`), and an id without one names the first folder.
+ * Self-contained (types only): it is shipped as `dist/api.d.ts`. `apiVersion` changes on a breaking change.
  */
 
-/** Pins of a session: notes (`.knowledge/notes/*.md`), plans (`.knowledge/plans/*.md`) and other workspace files. */
+/**
+ * Pins of a session: notes (`.knowledge/notes/*.md`), plans (`.knowledge/plans/*.md`) and other workspace files
+ * (each folder's, `<folder>/.knowledge/notes/*.md`, when the workspace has several).
+ */
 export interface Pins {
   notes: string[];
   plans: string[];
@@ -34,6 +38,8 @@ export interface KnowledgeItemInfo {
   revision: string;
   /** True when its text reads as an instruction to a model: its title is withheld and it is never delivered. */
   flagged: boolean;
+  /** The workspace folder that holds it (VS Code's name for it), when the workspace has more than one. */
+  folder?: string;
 }
 
 export interface SessionKnowledgeApi {

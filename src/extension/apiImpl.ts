@@ -44,12 +44,13 @@ export function createApi(lc: LanguageClient): SessionKnowledgeApi {
     },
     // Titles of flagged items are withheld from other extensions too: they may hand them to a model.
     listItems: async () =>
-      (await lc.sendRequest(ListItemsRequest.type, {})).map(({ id, kind, title, revision, flaggedRules }) => ({
+      (await lc.sendRequest(ListItemsRequest.type, {})).map(({ id, kind, title, revision, flaggedRules, folder }) => ({
         id,
         kind,
         title: flaggedRules.length > 0 ? '(withheld: reads as an instruction)' : title,
         revision,
         flagged: flaggedRules.length > 0,
+        ...(folder !== undefined ? { folder } : {}),
       })),
     getDraftPins: () => lc.sendRequest(GetDraftPinsRequest.type),
     serverStatus: async () => {

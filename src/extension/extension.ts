@@ -26,11 +26,14 @@ import { registerMemoryTools } from './memory/memoryTools';
 import { registerMemoryCommands } from './memory/memoryCommands';
 import { registerMemorySettings } from './memory/memorySettings';
 import { registerKnowledgePanel } from './panel/knowledgePanel';
+import { PanelStateBuilder } from './panel/panelState';
+import { SeenStore } from './panel/seenStore';
 import { memoryApi } from './memory/memoryApi';
-import { registerRetention } from './retention';
+import { registerRetention, sessionRetentionDays } from './retention';
 import { AgentPins, registerAgentPinCommands } from './agents/agentPins';
 import { registerAgentSetup } from './agents/agentSetup';
 import { registerCopilotShare } from './agents/copilotShare';
+import { KnowledgeFolders, fileWorkspaceFolders } from './knowledgeFolders';
 
 let client: LanguageClient | undefined;
 
@@ -52,16 +55,20 @@ function reportStartFailure(output: vscode.LogOutputChannel, err: unknown): void
 }
 
 async function start(context: vscode.ExtensionContext, output: vscode.LogOutputChannel): Promise<SessionKnowledgeApi> {
+  // The first folder: it names the sessions store and holds project memory (VS Code restarts extensions when it changes).
   const folder = vscode.workspace.workspaceFolders?.[0];
   const flag = memoryFlagSet(output);
   const setup = new ServerSetup();
-  // Creating the client starts no process: see startServer below.
-  const lc = createLanguageClient(context, output, {
+  // Creating the client starts no process: see startServer below. Every folder is indexed; the options are read
+  // again when the server restarts, so it starts with the folders the workspace has then.
+  const lc = createLanguageClient(context, output, () => ({
     workspaceFolder: folder?.uri.scheme === 'file' ? folder.uri.fsPath : null,
+    workspaceFolders: fileWorkspaceFolders(),
     globalStoragePath: context.globalStorageUri.fsPath,
     memoryEnabled: flag,
-  }, setup);
+  }), setup);
   client = lc;
+  const folders = new KnowledgeFolders(lc);
   context.subscriptions.push(setup);
   registerRetention(context, lc, setup, output);
   /** Starts the server process once (a request before this starts it too). A failure is shown to the person. */
@@ -86,7 +93,7 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
       return [];
     }
   };
-  const agentPins = new AgentPins(lc, folder);
+  const agentPins = new AgentPins(lc, folder, folders);
   context.subscriptions.push(agentPins);
   const tree = new NotesTreeProvider({
     items: () => lc.sendRequest(ListItemsRequest.type, {}),
@@ -94,21 +101,22 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
     activeSession: async () => (activeSession ? { key: activeSession, pins: await activeSessionPins() } : undefined),
     compile: (pins) => lc.sendRequest(CompilePinsRequest.type, { pins, budgetTokens: blockBudget() }).then(undefined, () => undefined),
     agentPins: () => agentPins.load(),
-    workspaceFolder: folder?.uri,
+    uriOf: (id) => folders.uriOf(id),
   });
   const view = vscode.window.createTreeView('sessionKnowledge.notes', { treeDataProvider: tree, showCollapseAll: false, canSelectMany: true });
   context.subscriptions.push(view);
-  const meter = new KnowledgeMeter(lc);
+  const meter = new KnowledgeMeter(lc, (id) => folders.uriOf(id));
   context.subscriptions.push(meter);
 
   /** The editor title offers Pin or Unpin: whichever applies to the file in the active editor. */
   const updateEditorPinned = () => {
     const uri = vscode.window.activeTextEditor?.document.uri;
-    const id = uri?.scheme === 'file' && folder ? vscode.workspace.asRelativePath(uri, false) : undefined;
+    const id = uri ? folders.idOf(uri) : undefined;
     void vscode.commands.executeCommand('setContext', 'sessionKnowledge.editorPinned', Boolean(id && tree.draftPins.includes(id)));
   };
   const refresh = async () => {
     try {
+      await folders.refresh();
       await tree.refresh();
       void meter.show(activeSession, tree.shown);
     } catch (err) {
@@ -141,6 +149,7 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
     client: lc,
     output,
     folder,
+    folders,
     items: () => tree.current,
     draftPins: () => tree.draftPins,
     activeSession: () => activeSession,
@@ -160,7 +169,7 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
     }),
     { dispose: () => void lc.stop().catch(() => undefined) },
   );
-  startServerOnNeed(folder, view, startServer, context);
+  startServerOnNeed(view, startServer, context);
 
   // ---- sessions: the participant, tools, scheduled prompts, the meter ----
   /** Distillation, set below only with the memory flag. */
@@ -169,6 +178,7 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
     client: lc,
     log: output,
     ...(flag ? { distill: () => distill?.chat } : {}),
+    uriOf: (id) => folders.uriOf(id),
     onActiveSession: (key) => {
       if (activeSession !== key) {
         activeSession = key;
@@ -182,12 +192,13 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
   scheduler.start();
   context.subscriptions.push(
     scheduler,
-    // Pins follow a rename made in VS Code.
+    // Pins follow a rename made in VS Code (the server turns the paths into ids of the folders that hold them).
     vscode.workspace.onDidRenameFiles(async (e) => {
       if (!folder) return;
       for (const f of e.files) {
-        const oldId = vscode.workspace.asRelativePath(f.oldUri, false);
-        const newId = vscode.workspace.asRelativePath(f.newUri, false);
+        if (f.oldUri.scheme !== 'file' || f.newUri.scheme !== 'file') continue;
+        const oldId = f.oldUri.fsPath;
+        const newId = f.newUri.fsPath;
         try {
           await lc.sendRequest(RenamePinRequest.type, { oldId, newId });
         } catch (err) {
@@ -252,27 +263,35 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
       serverState: () => lc.state,
       notesTree: tree,
       mcpProvider: agentSetup.mcpProvider,
+      folders,
+      // What the knowledge panel would show now (it exists only with the memory flag).
+      panelState: memory ? () => new PanelStateBuilder(lc, new SeenStore(context.globalState), blockBudget, sessionRetentionDays).build(memory!.isOn()) : undefined,
     };
   }
   return api;
 }
 
 /**
- * What needs the server before any request does: a workspace with `.knowledge/` (its diagnostics and tree),
- * a `.knowledge/` file opened in an editor (diagnostics), the Notes and Plans view shown. A window with no
- * folder and none of these starts no process.
+ * What needs the server before any request does: a workspace folder with `.knowledge/` (its diagnostics and
+ * tree), one added later, a `.knowledge/` file opened in an editor (diagnostics), the Notes and Plans view shown.
+ * A window whose folders have none of these starts no process: a folder without `.knowledge/` costs one stat.
  */
-function startServerOnNeed(folder: vscode.WorkspaceFolder | undefined, view: vscode.TreeView<unknown>, startServer: (why: string) => Promise<void>, context: vscode.ExtensionContext): void {
+function startServerOnNeed(view: vscode.TreeView<unknown>, startServer: (why: string) => Promise<void>, context: vscode.ExtensionContext): void {
   const isKnowledgeFile = (d: vscode.TextDocument) => d.uri.scheme === 'file' && /[\\/]\.knowledge[\\/]/.test(d.uri.fsPath);
-  if (folder) {
-    void Promise.resolve(vscode.workspace.fs.stat(vscode.Uri.joinPath(folder.uri, '.knowledge'))).then(
-      () => startServer('the workspace has .knowledge/'),
-      () => undefined, // no .knowledge/: wait for a need
-    );
-  }
+  const startIfKnowledge = (folders: readonly vscode.WorkspaceFolder[], why: string) => {
+    for (const f of folders) {
+      void Promise.resolve(vscode.workspace.fs.stat(vscode.Uri.joinPath(f.uri, '.knowledge'))).then(
+        () => startServer(`${why} ${f.name} has .knowledge/`),
+        () => undefined, // no .knowledge/: wait for a need
+      );
+    }
+  };
+  startIfKnowledge(vscode.workspace.workspaceFolders ?? [], 'the workspace folder');
   if (vscode.workspace.textDocuments.some(isKnowledgeFile)) void startServer('a .knowledge/ file is open');
   if (view.visible) void startServer('the Notes and Plans view is shown');
   context.subscriptions.push(
+    // A running server hears of the change itself (workspace/didChangeWorkspaceFolders); a stopped one starts when it matters.
+    vscode.workspace.onDidChangeWorkspaceFolders((e) => startIfKnowledge(e.added, 'the added folder')),
     vscode.workspace.onDidOpenTextDocument((d) => {
       if (isKnowledgeFile(d)) void startServer('a .knowledge/ file was opened');
     }),

@@ -14,11 +14,14 @@ import {
 } from '../shared/protocol';
 import type { KnowledgeItem, KnowledgeKind, Stats } from '../shared/schemas';
 import type { TreeNode } from './notesTree';
+import type { KnowledgeFolders } from './knowledgeFolders';
 
 export interface KnowledgeCommandDeps {
   client: LanguageClient;
   output: vscode.LogOutputChannel;
   folder: vscode.WorkspaceFolder | undefined;
+  /** Every folder of the workspace, by the names ids start with. */
+  folders?: KnowledgeFolders;
   /** The indexed notes and plans and the draft as the tree last read them. */
   items: () => readonly KnowledgeItem[];
   draftPins: () => readonly string[];
@@ -38,11 +41,25 @@ export async function confirmSafely(title: string, confirmLabel: string, detail:
 export function registerKnowledgeCommands(context: vscode.ExtensionContext, deps: KnowledgeCommandDeps): void {
   const { client: lc, output, folder } = deps;
 
-  const create = async (kind: KnowledgeKind) => {
+  /** The folder to act in: the only one, or the one the person picks when the workspace has several (undefined: cancelled). */
+  const pickFolder = async (placeHolder: string): Promise<{ name: string; path: string } | undefined> => {
+    const all = deps.folders?.folders ?? [];
+    if (all.length <= 1) return all[0] ?? (folder ? { name: folder.name, path: folder.uri.fsPath } : undefined);
+    const picked = await vscode.window.showQuickPick(
+      all.map((f) => ({ label: f.name, description: f.path, folder: f })),
+      { placeHolder, matchOnDescription: true },
+    );
+    return picked?.folder;
+  };
+
+  const create = async (kind: KnowledgeKind, folderName?: string) => {
     if (!folder) {
       void vscode.window.showWarningMessage('Open a folder first: notes and plans live in its .knowledge/ folder.');
       return undefined;
     }
+    // In a workspace of several folders the note goes into one of them: the one named, else the one picked.
+    const target = deps.folders?.multi ? (typeof folderName === 'string' ? { name: folderName } : await pickFolder(`The workspace folder to create the ${kind} in`)) : undefined;
+    if (deps.folders?.multi && !target) return undefined;
     const title = await vscode.window.showInputBox({
       title: kind === 'note' ? 'New Note' : 'New Plan',
       prompt: `Title of the ${kind}; it becomes the file's first heading`,
@@ -50,7 +67,7 @@ export function registerKnowledgeCommands(context: vscode.ExtensionContext, deps
       validateInput: (v) => (v.trim() === '' ? 'A title is required' : v.length > 200 ? 'At most 200 characters' : undefined),
     });
     if (title === undefined) return undefined;
-    const item = await lc.sendRequest(CreateItemRequest.type, { kind, title: title.trim() });
+    const item = await lc.sendRequest(CreateItemRequest.type, { kind, title: title.trim(), ...(target ? { folder: target.name } : {}) });
     await deps.refresh();
     const editor = await vscode.window.showTextDocument(vscode.Uri.file(item.path), { preview: false });
     // The cursor goes to the first body line, below the heading, ready to type.
@@ -90,8 +107,8 @@ export function registerKnowledgeCommands(context: vscode.ExtensionContext, deps
   };
 
   context.subscriptions.push(
-    vscode.commands.registerCommand('sessionKnowledge.newNote', () => create('note')),
-    vscode.commands.registerCommand('sessionKnowledge.newPlan', () => create('plan')),
+    vscode.commands.registerCommand('sessionKnowledge.newNote', (folderName?: unknown) => create('note', typeof folderName === 'string' ? folderName : undefined)),
+    vscode.commands.registerCommand('sessionKnowledge.newPlan', (folderName?: unknown) => create('plan', typeof folderName === 'string' ? folderName : undefined)),
     vscode.commands.registerCommand('sessionKnowledge.pinToNextChat', async (target?: unknown, selection?: unknown) => {
       const draft = new Set(deps.draftPins());
       const refs = pinRefs(target, selection) ?? (await pickItems('Pin to Next Chat', deps.items().map((i) => i.id).filter((id) => !draft.has(id))));
@@ -152,7 +169,9 @@ export function registerKnowledgeCommands(context: vscode.ExtensionContext, deps
         void vscode.window.showWarningMessage('Open a folder first: the knowledge folder is .knowledge/ inside it.');
         return;
       }
-      const uri = vscode.Uri.joinPath(folder.uri, '.knowledge');
+      const target = deps.folders?.multi ? await pickFolder('The workspace folder whose .knowledge/ to show') : undefined;
+      if (deps.folders?.multi && !target) return;
+      const uri = vscode.Uri.joinPath(target ? vscode.Uri.file(target.path) : folder.uri, '.knowledge');
       await vscode.workspace.fs.createDirectory(uri);
       await vscode.commands.executeCommand('revealInExplorer', uri);
     }),
@@ -217,6 +236,7 @@ export function pinRefs(target: unknown, selection?: unknown): string[] | undefi
 export function formatStats(stats: Stats): string {
   const lines = [
     `Workspace: ${stats.workspaceFolder ?? '(none)'}`,
+    ...(stats.folders ?? []).map((f) => `Folder ${f.name}: ${f.notes} notes, ${f.plans} plans — ${f.path}`),
     `Notes: ${stats.notes}  Plans: ${stats.plans}  Sessions: ${stats.sessions}  Draft pins: ${stats.draftPins}`,
     ...stats.stores.map((s) => `Store ${s.source}: ${s.state}${s.schemaVersion !== null ? ` (schema v${s.schemaVersion})` : ''} — ${s.path}`),
     ...(stats.problems.length === 0 ? ['Problems: none'] : stats.problems.map((p) => `Problem: ${p.message}`)),

@@ -98,10 +98,15 @@ export class ServerSetup implements vscode.Disposable {
   }
 }
 
+/**
+ * `initializationOptions` is read each time the server (re)starts, so a restarted server gets the folders the
+ * workspace has then; folders added or removed while it runs reach it as `workspace/didChangeWorkspaceFolders`
+ * (vscode-languageclient sends it: the server declares the capability).
+ */
 export function createLanguageClient(
   context: vscode.ExtensionContext,
   output: vscode.LogOutputChannel,
-  initializationOptions: InitializationOptions,
+  initializationOptions: () => InitializationOptions,
   setup: ServerSetup,
 ): LanguageClient {
   const module = context.asAbsolutePath('dist/server.js');
@@ -109,10 +114,8 @@ export function createLanguageClient(
     run: { module, transport: TransportKind.ipc },
     debug: { module, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6011'] } },
   };
-  const folder = vscode.workspace.workspaceFolders?.[0];
-  const watcher = folder
-    ? vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, '.knowledge/**'))
-    : undefined;
+  // One glob over every workspace folder, those added later included (VS Code's own workspace watcher serves it).
+  const watcher = vscode.workspace.workspaceFolders?.length ? vscode.workspace.createFileSystemWatcher('**/.knowledge/**') : undefined;
   if (watcher) context.subscriptions.push(watcher);
   const clientOptions: LanguageClientOptions = {
     documentSelector: [{ scheme: 'file', language: 'markdown', pattern: '**/.knowledge/**/*.md' }],

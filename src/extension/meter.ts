@@ -47,7 +47,14 @@ export class KnowledgeMeter implements vscode.Disposable {
   /** How many items wait in the memory inbox (set only with the memory flag; 0 while memory is off). */
   private inboxCount: (() => Promise<number>) | undefined;
 
-  constructor(private readonly client: LanguageClient) {
+  constructor(
+    private readonly client: LanguageClient,
+    /** The file a pinned id names (ids start with their folder's name when the workspace has several). */
+    private readonly uriOf: (id: string) => vscode.Uri | undefined = (id) => {
+      const folder = vscode.workspace.workspaceFolders?.[0];
+      return folder ? vscode.Uri.joinPath(folder.uri, id) : undefined;
+    },
+  ) {
     this.item.name = 'Session Knowledge';
     this.item.command = 'sessionKnowledge.showSessionStatus';
     this.disposables.push(
@@ -160,8 +167,8 @@ export class KnowledgeMeter implements vscode.Disposable {
   }
 
   private async openPin(id: string): Promise<void> {
-    const folder = vscode.workspace.workspaceFolders?.[0];
-    if (folder) await vscode.window.showTextDocument(vscode.Uri.joinPath(folder.uri, id), { preview: true }).then(undefined, () => undefined);
+    const uri = this.uriOf(id);
+    if (uri) await vscode.window.showTextDocument(uri, { preview: true }).then(undefined, () => undefined);
   }
 
   /** Opens, read-only, exactly what the next message would carry, with what was withheld and cut. Answers its text. */

@@ -1,6 +1,7 @@
 /**
  * The "Notes and Plans" tree: what is pinned to the next chat, what is pinned for all agents
- * (`.knowledge/pins.json`), then `.knowledge/notes` and `.knowledge/plans` as the server indexes them.
+ * (`.knowledge/pins.json`), then `.knowledge/notes` and `.knowledge/plans` as the server indexes them — in a
+ * workspace of several folders, every folder's, each item naming its folder.
  */
 import * as vscode from 'vscode';
 import type { KnowledgeItem, KnowledgeKind, PendingBlock } from '../shared/schemas';
@@ -27,7 +28,8 @@ export interface TreeSource {
   compile(pins: string[]): Promise<PendingBlock | undefined>;
   /** The agent pins (`.knowledge/pins.json`), what it names that is refused, and the block agents get. */
   agentPins?(): Promise<AgentPinsState>;
-  workspaceFolder: vscode.Uri | undefined;
+  /** The file a pinned id names (ids start with their folder's name when the workspace has several). */
+  uriOf(id: string): vscode.Uri | undefined;
 }
 
 export interface AgentPinsState {
@@ -118,9 +120,14 @@ export class NotesTreeProvider implements vscode.TreeDataProvider<TreeNode> {
     return groups;
   }
 
-  /** The file name, or enough of the path to tell apart items that share a title or a file name. */
-  private shortPath(id: string): string {
-    return this.clashing.has(id) ? id.replace(/^\.knowledge\//, '') : (id.split('/').pop() ?? id);
+  /**
+   * The file name, or enough of the path to tell apart items that share a title or a file name; in a workspace of
+   * several folders, after the folder's name (`infra · deploy.md`).
+   */
+  private shortPath(id: string, folder?: string): string {
+    const rel = folder !== undefined && id.startsWith(`${folder}/`) ? id.slice(folder.length + 1) : id;
+    const short = this.clashing.has(id) ? rel.replace(/^\.knowledge\//, '') : (rel.split('/').pop() ?? rel);
+    return folder !== undefined ? `${folder} · ${short}` : short;
   }
 
   getTreeItem(node: TreeNode): vscode.TreeItem {
@@ -149,12 +156,12 @@ export class NotesTreeProvider implements vscode.TreeDataProvider<TreeNode> {
       // Withheld, missing and cut pins say so, as the panel does; a clean pin shows only its file name.
       const mark = node.block ? itemMark(node.block, node.id) : undefined;
       const problem = mark && mark.icon !== 'check' ? mark : undefined;
-      t.description = `${node.item ? this.shortPath(node.id) : node.id}${problem ? ` · ${problem.text.split(' — ')[0]}` : ''}`;
+      t.description = `${node.item ? this.shortPath(node.id, node.item.folder) : node.id}${problem ? ` · ${problem.text.split(' — ')[0]}` : ''}`;
       t.iconPath = problem ? new vscode.ThemeIcon(problem.icon, new vscode.ThemeColor(problem.icon === 'error' ? 'list.errorForeground' : 'list.warningForeground')) : new vscode.ThemeIcon('pinned');
       const fine = node.type === 'agentPin' ? 'Pinned for all agents: Claude Code, MCP clients and (when shared) Copilot carry it.' : 'Pinned: sent with the next message that needs it.';
       t.tooltip = new vscode.MarkdownString().appendText(`${node.id}\n${problem ? problem.text : fine}`);
       t.contextValue = node.type;
-      const uri = this.source.workspaceFolder ? vscode.Uri.joinPath(this.source.workspaceFolder, node.id) : undefined;
+      const uri = node.item ? vscode.Uri.file(node.item.path) : this.source.uriOf(node.id);
       if (uri) {
         t.resourceUri = uri;
         t.command = { command: 'vscode.open', title: 'Open', arguments: [uri] };
@@ -166,10 +173,10 @@ export class NotesTreeProvider implements vscode.TreeDataProvider<TreeNode> {
     t.id = item.id;
     t.resourceUri = vscode.Uri.file(item.path);
     const flagged = item.flaggedRules.length > 0;
-    t.description = `${this.shortPath(item.id)}${node.pinned ? ' · pinned' : ''}${node.agentPinned ? ' · all agents' : ''}${flagged ? ' · withheld' : ''}`;
+    t.description = `${this.shortPath(item.id, item.folder)}${node.pinned ? ' · pinned' : ''}${node.agentPinned ? ' · all agents' : ''}${flagged ? ' · withheld' : ''}`;
     t.tooltip = flagged
       ? new vscode.MarkdownString().appendText(`Withheld from the agent — reads as an instruction (${item.flaggedRules.join(', ')}).\nOpen it to see what matched; mark it reviewed if it is intended.\n${item.id}`)
-      : new vscode.MarkdownString().appendText(`${item.title}\n${item.id}`);
+      : new vscode.MarkdownString().appendText(`${item.title}\n${item.id}${item.folder !== undefined ? `\nWorkspace folder: ${item.folder}` : ''}`);
     t.iconPath = flagged ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground')) : new vscode.ThemeIcon(item.kind === 'note' ? 'note' : 'checklist');
     t.contextValue = `knowledgeItem.${item.kind}${node.pinned ? '.pinned' : ''}`;
     t.command = { command: 'vscode.open', title: 'Open', arguments: [vscode.Uri.file(item.path)] };

@@ -8,8 +8,9 @@ import type { Pins } from './api';
 export function toPins(ids: readonly string[]): Pins {
   const pins: Pins = { notes: [], plans: [], files: [] };
   for (const id of ids) {
-    if (/^\.knowledge\/notes\/[^/]+\.md$/.test(id)) pins.notes.push(id);
-    else if (/^\.knowledge\/plans\/[^/]+\.md$/.test(id)) pins.plans.push(id);
+    // A folder's name may start the id (a workspace of several folders).
+    if (/^(?:[^/]+\/)?\.knowledge\/notes\/[^/]+\.md$/.test(id)) pins.notes.push(id);
+    else if (/^(?:[^/]+\/)?\.knowledge\/plans\/[^/]+\.md$/.test(id)) pins.plans.push(id);
     else pins.files!.push(id);
   }
   return pins;

@@ -2,10 +2,10 @@
  * Owns what `initialize` means for this server. The extension sends `initializationOptions`
  * (`InitializationOptionsSchema`: workspace folder, global storage, memory flag) and gets exactly that. Any
  * other LSP client (Neovim, Helix, Emacs… through `session-knowledge lsp --stdio`) sends a standard
- * `initialize`: the workspace is its first workspace folder, else `rootUri`, else `rootPath`; storage is the
+ * `initialize`: the workspace is its workspace folders (every `file:` one), else `rootUri`, else `rootPath`; storage is the
  * default (`defaultStoragePath`, `SESSION_KNOWLEDGE_STORAGE`); memory follows `SESSION_KNOWLEDGE_MEMORY_ENABLE`.
  */
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ErrorCodes, ResponseError, type InitializeParams } from 'vscode-languageserver';
 import { z } from 'zod';
@@ -57,6 +57,17 @@ export function workspaceFromParams(params: Pick<InitializeParams, 'workspaceFol
   return null;
 }
 
+/** Every `file:` folder of a standard `initialize`, with the client's name for it (LSP `WorkspaceFolder.name`). */
+export function foldersFromParams(params: Pick<InitializeParams, 'workspaceFolders'>): { name: string; path: string }[] {
+  if (!Array.isArray(params.workspaceFolders)) return [];
+  const out: { name: string; path: string }[] = [];
+  for (const f of params.workspaceFolders.slice(0, 500)) {
+    const path = filePath(f?.uri);
+    if (path) out.push({ name: typeof f.name === 'string' && f.name.length > 0 ? f.name.slice(0, 200) : basename(path) || 'folder', path });
+  }
+  return out;
+}
+
 /**
  * The options this server runs with. Refuses (InvalidParams) `initializationOptions` that claim to be ours
  * (they carry `workspaceFolder`) but do not parse, and anything that is not an object.
@@ -81,11 +92,13 @@ export function resolveInitialization(params: InitializeParams, env: Readonly<Re
     if (flag.warning) notes.push({ level: 'warn', message: flag.warning });
     memoryEnabled = flag.present;
   }
+  const folders = foldersFromParams(params);
   const options: InitializationOptions = {
     workspaceFolder: workspace?.folder ?? null,
+    ...(folders.length > 1 && workspace?.from === 'workspaceFolders[0]' ? { workspaceFolders: folders } : {}),
     globalStoragePath: given.data.globalStoragePath ?? defaultStoragePath(env),
     memoryEnabled,
   };
-  notes.push({ level: 'info', message: `Session Knowledge: workspace ${options.workspaceFolder ?? '(none)'}${workspace ? ` (from ${workspace.from})` : ''}, storage ${options.globalStoragePath}, memory ${memoryEnabled ? 'on' : 'off'}.` });
+  notes.push({ level: 'info', message: `Session Knowledge: workspace ${options.workspaceFolders ? options.workspaceFolders.map((f) => f.path).join(', ') : (options.workspaceFolder ?? '(none)')}${workspace ? ` (from ${options.workspaceFolders ? 'workspaceFolders' : workspace.from})` : ''}, storage ${options.globalStoragePath}, memory ${memoryEnabled ? 'on' : 'off'}.` });
   return { options, client: 'generic', notes };
 }

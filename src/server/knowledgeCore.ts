@@ -1,28 +1,38 @@
 /**
- * The core that the language server and the CLI share: the note/plan index and the store documents.
+ * The core that the language server and the CLI share: every workspace folder's note/plan index, reviews and agent
+ * pins (`WorkspaceRoots`), the sessions store (one per workspace, keyed by its first folder) and memory.
  * No `vscode` import and no connection: callers pass paths in and read results out.
  */
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import { sessionsPath } from './store/paths';
 import { MemoryService } from './memory/memoryService';
 
 export { sessionsPath };
 import { SessionStore } from './store/sessionStore';
-import { NoteIndex, createKnowledgeFile, toId } from './notes/noteIndex';
+import { createKnowledgeFile } from './notes/noteIndex';
 import type { KnowledgeItem, KnowledgeKind, Stats, StoreProblem, UpdateDraftPinsResult } from '../shared/schemas';
-import { checkPinnable } from './pinPolicy';
+import type { FolderSpec } from '../shared/workspaceFolders';
 import { SessionService } from './delivery/sessionService';
 import { PinnedFileReader, type ScanFn } from './delivery/knowledgeBlock';
 import { defaultScan } from './threat/scanForBlock';
 import { RULESET_VERSION, type ThreatFinding } from './threat/threatScanner';
-import { ReviewStore, type Review } from './review/reviewStore';
+import type { Review } from './review/reviewStore';
 import { contentRevision } from './notes/noteIndex';
 import { readFile } from 'node:fs/promises';
-import { AgentPinsStore } from './agents/agentPins';
+import type { AgentPinsStore } from './agents/agentPins';
 import type { CompiledBlock } from './delivery/knowledgeBlock';
+import { WorkspaceRoots, type KnowledgeFolder } from './workspaceRoots';
+import type { NoteIndex } from './notes/noteIndex';
+import type { ReviewStore } from './review/reviewStore';
 
 export interface CoreOptions {
+  /** The workspace's first folder: it names the sessions store (null: no folder open). */
   workspaceFolder: string | null;
+  /**
+   * Every folder of the workspace, in order, the first being `workspaceFolder`; `name` is the client's name for it
+   * (VS Code's `WorkspaceFolder.name`). Absent: `workspaceFolder` alone.
+   */
+  workspaceFolders?: readonly FolderSpec[];
   globalStoragePath: string;
   onProblem?: (problem: StoreProblem) => void;
   /** Judges text on every read; a finding withholds it from the model. */
@@ -47,34 +57,33 @@ export interface CoreOptions {
 export const DEFAULT_BUDGET_TOKENS = 8000;
 
 export class KnowledgeCore {
-  readonly notes: NoteIndex | null;
+  /** Every folder of the workspace with its notes, reviews and agent pins. */
+  readonly folders: WorkspaceRoots;
   readonly sessions: SessionStore;
   readonly sessionService: SessionService;
-  readonly reviews: ReviewStore | null;
   /** Null when the flag is unset: memory does not exist. */
   readonly memory: MemoryService | null;
-  /** `.knowledge/pins.json`: what agents outside `@knowledge` carry (null without a folder). */
-  readonly agentPins: AgentPinsStore | null;
   private readonly scan: ScanFn;
   private readonly flags = new Map<string, { revision: string; rules: string[] }>();
   private readonly problems: StoreProblem[] = [];
 
   constructor(readonly options: CoreOptions) {
-    this.notes = options.workspaceFolder ? new NoteIndex(options.workspaceFolder) : null;
+    const specs: readonly FolderSpec[] = options.workspaceFolders ?? (options.workspaceFolder ? [{ path: options.workspaceFolder }] : []);
+    this.folders = new WorkspaceRoots(specs, (p) => this.problem(p));
     this.sessions = new SessionStore({
       indexPath: options.sessionsIndexPath ?? sessionsPath(options.globalStoragePath, options.workspaceFolder),
       onProblem: (p) => this.problem(p),
       ...(options.onMigrateProgress ? { onMigrateProgress: options.onMigrateProgress } : {}),
     });
     this.scan = options.scan ?? defaultScan;
-    this.reviews = options.workspaceFolder ? new ReviewStore(options.workspaceFolder, (p) => this.problem(p)) : null;
-    this.agentPins = options.workspaceFolder ? new AgentPinsStore(options.workspaceFolder, (p) => this.problem(p)) : null;
+    // Project memory is the first folder's `.knowledge/memory.jsonl`; its reviews of memory entries are that folder's.
+    const primaryReviews = this.folders.primary?.reviews ?? null;
     this.memory = options.memoryEnabled
       ? new MemoryService({
           workspaceFolder: options.workspaceFolder,
           globalStoragePath: options.globalStoragePath,
           scan: (text) => this.scan(text) as readonly ThreatFinding[],
-          reviews: this.reviews,
+          reviews: primaryReviews,
           onProblem: (p) => this.problem(p),
           onProblemsResolved: (where) => this.resolveProblems(where),
           verdictsPath: join(dirname(sessionsPath(options.globalStoragePath, options.workspaceFolder)), 'verdicts.json'),
@@ -84,8 +93,8 @@ export class KnowledgeCore {
     this.sessionService = new SessionService({
       store: this.sessions,
       forgetSessionMemory: async (keys) => (this.memory ? this.memory.forgetSessions(keys) : 0),
-      workspaceFolder: options.workspaceFolder,
-      reader: options.workspaceFolder ? new PinnedFileReader(options.workspaceFolder) : null,
+      checkPin: specs.length > 0 ? (pin) => this.folders.check(pin) : null,
+      reader: specs.length > 0 ? new PinnedFileReader((id) => this.folders.check(id)) : null,
       judge: (id, text, revision) => this.judge(id, text, revision),
       memoryIndex: async (sessionKey) => (this.memory ? this.memory.indexFor(sessionKey, options.memoryWaitMs ?? 1500) : null),
       memoryIndexBudget: () => this.memory?.currentConfig.indexBudgetTokens,
@@ -93,27 +102,74 @@ export class KnowledgeCore {
     });
   }
 
+  /** The first folder's note index (null without a folder); `listItems` covers every folder. */
+  get notes(): NoteIndex | null {
+    return this.folders.primary?.notes ?? null;
+  }
+
+  /** The first folder's reviews (null without a folder); each folder keeps its own. */
+  get reviews(): ReviewStore | null {
+    return this.folders.primary?.reviews ?? null;
+  }
+
+  /** The first folder's `.knowledge/pins.json` (null without a folder); `getAgentPins` covers every folder. */
+  get agentPins(): AgentPinsStore | null {
+    return this.folders.primary?.agentPins ?? null;
+  }
+
   /** Loads every source. A source that fails is reported and left out; it never blanks the others. */
   async load(): Promise<void> {
-    const results = await Promise.allSettled([this.sessions.open(), this.notes?.rebuild(), this.reviews?.load()]);
-    const names = ['sessions', 'notes', 'reviews'];
-    results.forEach((r, i) => {
-      if (r.status === 'rejected') {
-        this.problem({
-          source: names[i] ?? 'unknown',
-          path: i === 0 ? this.sessions.indexPath : (this.options.workspaceFolder ?? ''),
-          message: `Could not load ${names[i]}: ${(r.reason as Error)?.message ?? String(r.reason)}`,
-          at: new Date().toISOString(),
-        });
-      }
-    });
-    for (const p of this.notes?.problems ?? []) this.problem(p);
+    const [sessions] = await Promise.allSettled([this.sessions.open(), ...this.folders.all.map((f) => this.loadFolder(f))]);
+    if (sessions.status === 'rejected') {
+      this.problem({ source: 'sessions', path: this.sessions.indexPath, message: `Could not load sessions: ${(sessions.reason as Error)?.message ?? String(sessions.reason)}`, at: new Date().toISOString() });
+    }
     await this.refreshFlags();
   }
 
-  /** Notes and plans, each judged by the current rule set (cached by revision; re-judged when it changes). */
+  /** One folder's notes and reviews; each that fails is reported and left out. */
+  private async loadFolder(folder: KnowledgeFolder): Promise<void> {
+    const results = await Promise.allSettled([folder.notes.rebuild(), folder.reviews.load()]);
+    const names = ['notes', 'reviews'];
+    results.forEach((r, i) => {
+      if (r.status === 'rejected') {
+        this.problem({ source: names[i] ?? 'unknown', path: folder.path, message: `Could not load ${names[i]} of ${folder.path}: ${(r.reason as Error)?.message ?? String(r.reason)}`, at: new Date().toISOString() });
+      }
+    });
+    for (const p of folder.notes.problems) this.problem(p);
+  }
+
+  /**
+   * Folders added to or removed from the workspace while it is open. New folders are indexed; every id is
+   * judged again (ids gain their folder's name when a second folder arrives, and lose it when one is left).
+   * Answers the items before and after, so callers can clear and publish diagnostics.
+   */
+  async setFolders(specs: readonly FolderSpec[]): Promise<{ added: string[]; removed: string[]; before: KnowledgeItem[]; after: KnowledgeItem[] }> {
+    const before = this.listItems();
+    const { added, removed } = this.folders.set(specs);
+    await Promise.all(added.map((f) => this.loadFolder(f)));
+    this.flags.clear();
+    await this.refreshFlags();
+    return { added: added.map((f) => f.path), removed: removed.map((f) => f.path), before, after: this.listItems() };
+  }
+
+  /** Notes and plans of every folder, each judged by the current rule set (cached by revision; re-judged when it changes). */
   listItems(kind?: KnowledgeKind): KnowledgeItem[] {
-    return (this.notes?.list(kind) ?? []).map((item) => ({ ...item, flaggedRules: this.flags.get(item.id)?.rules ?? [] }));
+    const multi = this.folders.multi;
+    return this.folders.all.flatMap((folder) =>
+      folder.notes.list(kind).map((item) => {
+        const id = this.folders.idOf(folder, item.id);
+        return { ...item, id, ...(multi ? { folder: folder.name } : {}), flaggedRules: this.flags.get(id)?.rules ?? [] };
+      }),
+    );
+  }
+
+  /** The indexed item of a workspace id, if any. */
+  getItem(id: string): KnowledgeItem | undefined {
+    const at = this.folders.locate(id);
+    const item = at?.folder.notes.get(at.rel);
+    if (!at || !item) return undefined;
+    const canonical = this.folders.idOf(at.folder, item.id);
+    return { ...item, id: canonical, ...(this.folders.multi ? { folder: at.folder.name } : {}), flaggedRules: this.flags.get(canonical)?.rules ?? [] };
   }
 
   /**
@@ -124,58 +180,65 @@ export class KnowledgeCore {
     const out = new Map<string, Awaited<ReturnType<KnowledgeCore['judgeFile']>>>();
     const targets = ids ?? this.listItems().map((i) => i.id);
     for (const id of targets) {
-      const judged = this.notes?.get(id) ? await this.judgeFile(id) : undefined;
+      const judged = this.getItem(id) ? await this.judgeFile(id) : undefined;
       out.set(id, judged);
-      if (judged) this.flags.set(id, { revision: judged.revision, rules: [...new Set(judged.findings.map((f) => f.ruleId))] });
+      if (judged) this.flags.set(judged.id, { revision: judged.revision, rules: [...new Set(judged.findings.map((f) => f.ruleId))] });
       else this.flags.delete(id);
     }
     return out;
   }
 
-  /** Findings that stand for this text now (current rule set; a matching review clears them). Scanned on every read. */
+  /** Findings that stand for this text now (current rule set; a matching review in the item's folder clears them). Scanned on every read. */
   judge(id: string, text: string, revision: string): readonly ThreatFinding[] {
     const findings = this.scan(text, revision) as readonly ThreatFinding[];
     if (findings.length === 0) return findings;
-    return this.reviews?.isReviewed(id, revision, RULESET_VERSION) ? [] : findings;
+    const at = id ? this.folders.locate(id) : undefined;
+    return at?.folder.reviews.isReviewed(at.rel, revision, RULESET_VERSION) ? [] : findings;
   }
 
   /** Judges a workspace file by id, reading it now. Answers undefined when it cannot be read. */
-  async judgeFile(id: string): Promise<{ id: string; revision: string; text: string; findings: readonly ThreatFinding[]; allFindings: readonly ThreatFinding[]; review?: Review } | undefined> {
-    if (!this.options.workspaceFolder) return undefined;
-    const check = checkPinnable(this.options.workspaceFolder, id);
+  async judgeFile(id: string): Promise<{ id: string; folder: string; path: string; revision: string; text: string; findings: readonly ThreatFinding[]; allFindings: readonly ThreatFinding[]; review?: Review } | undefined> {
+    const check = this.folders.check(id);
     if (!check.ok) return undefined;
     let bytes: Buffer;
     try {
-      bytes = await readFile(join(this.options.workspaceFolder, check.id));
+      bytes = await readFile(check.path);
     } catch {
       return undefined;
     }
     const text = bytes.toString('utf8');
     const revision = contentRevision(bytes);
     const allFindings = this.scan(text, revision) as readonly ThreatFinding[];
-    const review = allFindings.length > 0 ? this.reviews?.find(check.id, revision, RULESET_VERSION) : undefined;
-    return { id: check.id, revision, text, findings: review ? [] : allFindings, allFindings, ...(review ? { review } : {}) };
+    const found = allFindings.length > 0 ? check.folder.reviews.find(check.rel, revision, RULESET_VERSION) : undefined;
+    // Reviews on disk name the path inside their folder; callers see the workspace id.
+    const review = found ? { ...found, id: check.id } : undefined;
+    return { id: check.id, folder: check.folder.name, path: check.path, revision, text, findings: review ? [] : allFindings, allFindings, ...(review ? { review } : {}) };
   }
 
-  /** Records "reviewed — not a threat" for exactly this revision under the current rule set. */
+  /** Records "reviewed — not a threat" for exactly this revision under the current rule set, in the file's folder. */
   async markReviewed(id: string, revision: string): Promise<Review> {
-    if (!this.reviews) throw new Error('Open a folder first: reviews are kept in its .knowledge/ folder.');
+    if (this.folders.all.length === 0) throw new Error('Open a folder first: reviews are kept in its .knowledge/ folder.');
     const judged = await this.judgeFile(id);
     if (!judged) throw new Error(`${id} cannot be read.`);
     if (judged.revision !== revision) throw new Error(`${id} changed since it was judged; look at it again before marking it reviewed.`);
     if (judged.allFindings.length === 0) throw new Error(`${id} is not flagged.`);
-    const review = await this.reviews.markReviewed({ id: judged.id, contentHash: revision, rulesetVersion: RULESET_VERSION, rules: [...new Set(judged.allFindings.map((f) => f.ruleId))] });
+    const check = this.folders.check(judged.id);
+    if (!check.ok) throw new Error(`${id} cannot be read.`);
+    const review = await check.folder.reviews.markReviewed({ id: check.rel, contentHash: revision, rulesetVersion: RULESET_VERSION, rules: [...new Set(judged.allFindings.map((f) => f.ruleId))] });
     await this.refreshFlags([judged.id]);
-    return review;
+    return { ...review, id: judged.id };
   }
 
-  async createItem(kind: KnowledgeKind, title: string): Promise<KnowledgeItem> {
-    if (!this.notes || !this.options.workspaceFolder) {
-      throw new Error('Open a folder first: notes and plans live in the workspace folder under .knowledge/.');
+  /** Creates a note or plan in `folder` (a folder's name; the first folder when omitted). */
+  async createItem(kind: KnowledgeKind, title: string, folderName?: string): Promise<KnowledgeItem> {
+    const folder = folderName !== undefined ? this.folders.byName(folderName) : this.folders.primary;
+    if (!folder) {
+      throw new Error(folderName !== undefined ? `No workspace folder is named ${folderName}.` : 'Open a folder first: notes and plans live in the workspace folder under .knowledge/.');
     }
-    const path = await createKnowledgeFile(this.options.workspaceFolder, kind, title);
-    await this.notes.refreshPath(path);
-    const item = this.notes.get(toId(this.options.workspaceFolder, path));
+    const path = await createKnowledgeFile(folder.path, kind, title);
+    await folder.notes.refreshPath(path);
+    const at = this.folders.ofPath(path);
+    const item = at ? this.getItem(this.folders.idOf(at.folder, at.rel)) : undefined;
     if (!item) throw new Error(`Created ${path} but could not index it.`);
     return item;
   }
@@ -184,20 +247,22 @@ export class KnowledgeCore {
   async updateDraftPins(add: string[], remove: string[]): Promise<UpdateDraftPinsResult> {
     const refused: UpdateDraftPinsResult['refused'] = [];
     const accepted: string[] = [];
+    const hasFolder = this.folders.all.length > 0;
     for (const pin of add) {
-      if (!this.options.workspaceFolder) {
+      if (!hasFolder) {
         refused.push({ pin, reason: 'no workspace folder is open' });
         continue;
       }
-      const check = checkPinnable(this.options.workspaceFolder, pin);
+      const check = this.folders.check(pin);
       if (check.ok) accepted.push(check.id);
       else refused.push({ pin, reason: check.reason });
     }
+    // The pin as given too: a pin kept from before multi-root support names its folder without the folder's name.
     const removeIds = new Set(
-      remove.map((pin) => {
-        if (!this.options.workspaceFolder) return pin;
-        const check = checkPinnable(this.options.workspaceFolder, pin);
-        return check.ok ? check.id : pin;
+      remove.flatMap((pin) => {
+        if (!hasFolder) return [pin];
+        const check = this.folders.check(pin);
+        return check.ok ? [pin, check.id] : [pin];
       }),
     );
     const doc = await this.sessions.updateIndex((d) => {
@@ -219,25 +284,81 @@ export class KnowledgeCore {
   }
 
   /**
+   * Pins follow a rename made in the editor: every session, the draft, and the agent pins of the folder holding
+   * the file. Paths may be absolute (the extension sends them) or workspace ids. Answers how many pins changed.
+   */
+  async renamePin(oldRef: string, newRef: string): Promise<{ sessions: number; agents: number; agentsError?: string }> {
+    const oldAt = isAbsolute(oldRef) ? this.folders.ofPath(oldRef) : this.folders.locate(oldRef);
+    const newAt = isAbsolute(newRef) ? this.folders.ofPath(newRef) : this.folders.locate(newRef);
+    if (!oldAt || !newAt) return { sessions: 0, agents: 0 };
+    const oldId = this.folders.idOf(oldAt.folder, oldAt.rel);
+    const newId = this.folders.idOf(newAt.folder, newAt.rel);
+    let sessions = await this.sessionService.renamePin(oldId, newId);
+    // A pin kept from before multi-root support (the first folder's, without its name) follows too, in its own form.
+    if (this.folders.multi && oldAt.folder === this.folders.primary) {
+      sessions += await this.sessionService.renamePin(oldAt.rel, newAt.folder === this.folders.primary ? newAt.rel : newId);
+    }
+    // A pins.json that cannot be updated never fails the sessions' rename: it is said in `agentsError`.
+    try {
+      const agents = oldAt.folder === newAt.folder ? await oldAt.folder.agentPins.rename(oldAt.rel, newAt.rel) : 0;
+      return { sessions, agents };
+    } catch (err) {
+      return { sessions, agents: 0, agentsError: (err as Error)?.message ?? String(err) };
+    }
+  }
+
+  /**
    * What an agent process needs before it can deliver: sessions and reviews (verdicts), not the note index or a
    * judgement of every file. A hook runs on every prompt; it reads only what it sends.
    */
   async loadForAgents(): Promise<void> {
-    const results = await Promise.allSettled([this.sessions.open(), this.reviews?.load()]);
+    const results = await Promise.allSettled([this.sessions.open(), ...this.folders.all.map((f) => f.reviews.load())]);
     for (const r of results) {
       if (r.status === 'rejected') this.problem({ source: 'agents', path: this.sessions.indexPath, message: `Could not load: ${(r.reason as Error)?.message ?? String(r.reason)}`, at: new Date().toISOString() });
     }
   }
 
-  /** The agent pins, read from `.knowledge/pins.json` now; pins the policy refuses are left out. */
-  async getAgentPins(): Promise<string[]> {
-    return this.agentPins ? (await this.agentPins.read()).pins : [];
+  /**
+   * The agent pins of every folder (each folder's `.knowledge/pins.json`), as workspace ids, read now; pins the
+   * policy refuses are in `refused` (named with their folder when there are several).
+   */
+  async readAgentPins(): Promise<UpdateDraftPinsResult> {
+    const read = await Promise.all(this.folders.all.map(async (f) => ({ f, r: await f.agentPins.read() })));
+    return {
+      pins: read.flatMap(({ f, r }) => r.pins.map((p) => this.folders.idOf(f, p))),
+      refused: read.flatMap(({ f, r }) => r.refused.map((x) => ({ pin: this.folders.idOf(f, x.pin), reason: x.reason }))),
+    };
   }
 
-  /** Adds and removes agent pins atomically. Refuses secrets and outside files, as every pin. */
+  /** The agent pins, read from every folder's `.knowledge/pins.json` now; pins the policy refuses are left out. */
+  async getAgentPins(): Promise<string[]> {
+    return (await this.readAgentPins()).pins;
+  }
+
+  /**
+   * Adds and removes agent pins atomically, each in the `.knowledge/pins.json` of the folder that holds it (so it
+   * travels with that folder's repository). Refuses secrets and outside files, as every pin.
+   */
   async updateAgentPins(add: readonly string[], remove: readonly string[]): Promise<UpdateDraftPinsResult> {
-    if (!this.agentPins) return { pins: [], refused: add.map((pin) => ({ pin, reason: 'no workspace folder is open' })) };
-    return this.agentPins.update(add, remove);
+    if (this.folders.all.length === 0) return { pins: [], refused: add.map((pin) => ({ pin, reason: 'no workspace folder is open' })) };
+    const refused: UpdateDraftPinsResult['refused'] = [];
+    const changes = new Map<KnowledgeFolder, { add: string[]; remove: string[] }>();
+    const of = (f: KnowledgeFolder) => changes.get(f) ?? changes.set(f, { add: [], remove: [] }).get(f)!;
+    for (const pin of add) {
+      const check = this.folders.check(pin);
+      if (check.ok) of(check.folder).add.push(check.rel);
+      else refused.push({ pin, reason: check.reason });
+    }
+    for (const pin of remove) {
+      const check = this.folders.check(pin);
+      const at = check.ok ? check : isAbsolute(pin) ? this.folders.ofPath(pin) : this.folders.locate(pin);
+      if (at) of(at.folder).remove.push(at.rel);
+    }
+    for (const [folder, change] of changes) {
+      const result = await folder.agentPins.update(change.add, change.remove);
+      refused.push(...result.refused.map((r) => ({ pin: r.pin && !isAbsolute(r.pin) ? this.folders.idOf(folder, r.pin) : r.pin, reason: r.reason })));
+    }
+    return { pins: await this.getAgentPins(), refused };
   }
 
   /**
@@ -261,11 +382,14 @@ export class KnowledgeCore {
     const plans = this.listItems('plan').length;
     return {
       workspaceFolder: this.options.workspaceFolder,
+      ...(this.folders.multi
+        ? { folders: this.folders.all.map((f) => ({ name: f.name, path: f.path, notes: f.notes.list('note').length, plans: f.notes.list('plan').length })) }
+        : {}),
       notes,
       plans,
       sessions,
       draftPins: index.draftPins.length,
-      stores: [this.sessions.health(), ...(this.reviews ? [this.reviews.doc.health()] : [])],
+      stores: [this.sessions.health(), ...this.folders.all.map((f) => f.reviews.doc.health())],
       problems: [...this.problems],
     };
   }

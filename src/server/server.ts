@@ -24,6 +24,7 @@ export function startServer(connection: Connection): void {
     for (const note of init.notes) connection.console[note.level](note.message);
     const core = new KnowledgeCore({
       workspaceFolder: options.workspaceFolder,
+      ...(options.workspaceFolders ? { workspaceFolders: options.workspaceFolders } : {}),
       globalStoragePath: options.globalStoragePath,
       memoryEnabled: options.memoryEnabled,
       log: (message) => connection.console.info(message),
@@ -47,6 +48,8 @@ export function startServer(connection: Connection): void {
       capabilities: {
         textDocumentSync: TextDocumentSyncKind.Incremental,
         codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix] },
+        // Folders added to or removed from the workspace arrive as workspace/didChangeWorkspaceFolders.
+        workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
         // A generic client cannot run the extension's client-side command: the code action names this one instead.
         ...(init.client === 'generic' ? { executeCommandProvider: { commands: [SERVER_MARK_REVIEWED_COMMAND] } } : {}),
       },
@@ -60,6 +63,7 @@ export function startServer(connection: Connection): void {
   registerAgentRoutes(ctx);
 
   connection.onInitialized(async () => {
+    items.followWorkspaceFolders();
     await items.reload();
     await diagnostics.publishFromDisk();
   });

@@ -140,6 +140,8 @@ export interface FlaggedItemView {
   revision: string;
   rules: string[];
   spans: SpanView[];
+  /** The workspace folder that holds it, when the workspace has more than one. */
+  folder?: string;
 }
 
 export interface ItemView {

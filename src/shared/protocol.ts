@@ -40,12 +40,20 @@ import {
   type SessionInfo,
   type Stats,
   type UpdateDraftPinsResult,
+  type WorkspaceFoldersInfo,
 } from './schemas';
 
 /** Client → server: who the server is (pid, start time); used for health checks and restart tests. */
 export const StatusRequest = defineRequest0('knowledge/status')<ServerStatus>();
 
-/** Client → server: the indexed notes and plans, sorted by kind then title. */
+/**
+ * Client → server: the workspace's folders as the server indexes them — the name each one's ids start with (when
+ * there is more than one), its path, and whether it has `.knowledge/`. Folders change through the standard
+ * `workspace/didChangeWorkspaceFolders`; the server then sends ItemsChanged.
+ */
+export const WorkspaceFoldersRequest = defineRequest0('knowledge/workspace/folders')<WorkspaceFoldersInfo>();
+
+/** Client → server: the indexed notes and plans of every folder, by folder, then by kind and title. */
 export const ListItemsRequest = defineRequest('knowledge/listItems', ListItemsParamsSchema)<KnowledgeItem[]>();
 
 /** Client → server: create `.knowledge/{notes|plans}/<slug>.md` with a heading; answers the new item. */

@@ -4,10 +4,26 @@
  */
 import { z } from 'zod';
 
+/** A workspace folder as the server knows it: the name its ids start with (several folders), and its absolute path. */
+export const WorkspaceFolderSchema = z.object({
+  name: z.string().min(1).max(200),
+  path: z.string().min(1),
+});
+export type WorkspaceFolderRoot = z.infer<typeof WorkspaceFolderSchema>;
+
 /** Where the server keeps things. Sent by the extension in `initializationOptions`; the server never guesses. */
 export const InitializationOptionsSchema = z.object({
-  /** Absolute path of the workspace folder whose `.knowledge/` holds project data (or null: no folder open). */
+  /**
+   * Absolute path of the workspace's first folder (or null: no folder open). It names the sessions store and holds
+   * project memory; with `workspaceFolders` absent it is the only folder.
+   */
   workspaceFolder: z.string().min(1).nullable(),
+  /**
+   * Every folder of the workspace, in VS Code's order (the first is `workspaceFolder`), with VS Code's name for
+   * it: each one's `.knowledge/` is indexed, watched and scanned. Later changes arrive as the standard
+   * `workspace/didChangeWorkspaceFolders`.
+   */
+  workspaceFolders: z.array(WorkspaceFolderSchema).max(500).optional(),
   /** Absolute path of the extension's global storage: personal data and session metadata. */
   globalStoragePath: z.string().min(1),
   /** Whether agent memory exists in this process (`SESSION_KNOWLEDGE_MEMORY_ENABLE`). */
@@ -33,6 +49,8 @@ export const KnowledgeItemSchema = z.object({
   path: z.string(),
   /** Rule ids its text trips now (empty: clean or reviewed). Flagged items are withheld from the model. */
   flaggedRules: z.array(z.string()).default([]),
+  /** The name of the workspace folder that holds it; present only when the workspace has more than one folder. */
+  folder: z.string().optional(),
 });
 export type KnowledgeItem = z.infer<typeof KnowledgeItemSchema>;
 
@@ -57,6 +75,8 @@ export type StoreHealth = z.infer<typeof StoreHealthSchema>;
 
 export const StatsSchema = z.object({
   workspaceFolder: z.string().nullable(),
+  /** Each folder's counts, when the workspace has more than one. */
+  folders: z.array(z.object({ name: z.string(), path: z.string(), notes: z.number().int(), plans: z.number().int() })).optional(),
   notes: z.number().int(),
   plans: z.number().int(),
   sessions: z.number().int(),
@@ -75,6 +95,8 @@ export const CreateItemParamsSchema = z
   .object({
     kind: KnowledgeKindSchema,
     title: z.string().trim().min(1, 'a title is required').max(200, 'a title has at most 200 characters'),
+    /** The workspace folder (its name, as `knowledge/workspace/folders` lists it) to create it in; default the first. */
+    folder: WorkspaceFolderSchema.shape.name.optional(),
   })
   .strict();
 export type CreateItemParams = z.infer<typeof CreateItemParamsSchema>;
@@ -138,6 +160,8 @@ export const ServerStatusSchema = z.object({
   pid: z.number().int(),
   startedAt: z.string(),
   workspaceFolder: z.string().nullable(),
+  /** Every folder the server indexes, with the name its ids start with when there is more than one. */
+  workspaceFolders: z.array(WorkspaceFolderSchema).optional(),
   memoryEnabled: z.boolean(),
   itemCount: z.number().int(),
 });
@@ -337,3 +361,10 @@ export const DeleteSessionResultSchema = z.object({
   memoryKept: z.string().optional(),
 });
 export type DeleteSessionResult = z.infer<typeof DeleteSessionResultSchema>;
+
+/** The workspace's folders as the server indexes them (`knowledge/workspace/folders`). */
+export interface WorkspaceFoldersInfo {
+  /** More than one folder: every id starts with its folder's name. */
+  multi: boolean;
+  folders: { name: string; path: string; hasKnowledge: boolean }[];
+}

@@ -2,7 +2,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { IPCMessageReader, IPCMessageWriter, createMessageConnection, type MessageConnection } from 'vscode-languageserver-protocol/node';
-import { InitializeRequest, InitializedNotification, ShutdownRequest, ExitNotification } from 'vscode-languageserver-protocol';
+import { InitializeRequest, InitializedNotification, ShutdownRequest, ExitNotification, type InitializeParams } from 'vscode-languageserver-protocol';
 import type { InitializationOptions, StoreProblem } from '../../src/shared/schemas';
 import { ProblemNotification } from '../../src/shared/protocol';
 
@@ -15,8 +15,11 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-/** `env`: added to this process's environment for the server (test hooks, e.g. `SK_TEST_HOOKS`, `SK_TEST_SLOW_MS`). */
-export async function startRealServer(options: InitializationOptions, env: Record<string, string> = {}): Promise<RunningServer> {
+/**
+ * `env`: added to this process's environment for the server (test hooks, e.g. `SK_TEST_HOOKS`, `SK_TEST_SLOW_MS`);
+ * `init`: fields of the `initialize` params to send instead of the defaults (client capabilities, workspace folders).
+ */
+export async function startRealServer(options: InitializationOptions, env: Record<string, string> = {}, init: Partial<InitializeParams> = {}): Promise<RunningServer> {
   const child = fork(resolve(__dirname, '../../dist/server.js'), ['--node-ipc'], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: { ...process.env, ...env } });
   // Read stderr as VS Code's client does: an unread pipe fills up (64 KiB) and then blocks the server's writes.
   let stderrTail = '';
@@ -34,6 +37,7 @@ export async function startRealServer(options: InitializationOptions, env: Recor
     capabilities: {},
     initializationOptions: options,
     workspaceFolders: null,
+    ...init,
   });
   await connection.sendNotification(InitializedNotification.type, {});
   return {

@@ -19,13 +19,16 @@ Mocha.reporters.Base.consoleLog = (...args: unknown[]) => console.log(format(...
 
 /**
  * Phase 1: `*.test.js`; phase 2 (after a restart): `*.restart.test.js`; phase memory (flag set): `*.memory.test.js`;
- * phase flag0 (flag `0`, a folder without .knowledge/): `*.flag0.test.js`.
+ * phase flag0 (flag `0`, a folder without .knowledge/): `*.flag0.test.js`; phase mrbefore (the multi-root fixture's
+ * first folder alone): `*.mrbefore.test.js`; phase multiroot (its .code-workspace): `*.multiroot.test.js`.
  */
 function matchesPhase(name: string, phase: string): boolean {
   if (phase === '2') return name.endsWith('.restart.test.js');
   if (phase === 'memory') return name.endsWith('.memory.test.js');
   if (phase === 'flag0') return name.endsWith('.flag0.test.js');
-  return name.endsWith('.test.js') && !/\.(restart|memory|flag0)\.test\.js$/.test(name);
+  if (phase === 'mrbefore') return name.endsWith('.mrbefore.test.js');
+  if (phase === 'multiroot') return name.endsWith('.multiroot.test.js');
+  return name.endsWith('.test.js') && !/\.(restart|memory|flag0|mrbefore|multiroot)\.test\.js$/.test(name);
 }
 
 function findTests(dir: string, phase: string): string[] {

@@ -26,10 +26,13 @@ export class AgentPins implements vscode.Disposable {
 
   constructor(
     private readonly client: LanguageClient,
-    private readonly folder: vscode.WorkspaceFolder | undefined,
+    folder: vscode.WorkspaceFolder | undefined,
+    /** The files pinned ids name, in every folder of the workspace. */
+    private readonly files: { uriOf(id: string): vscode.Uri | undefined },
   ) {
     if (folder) {
-      const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, AGENT_PINS_PATH));
+      // Every folder's pins.json (folders added later too).
+      const watcher = vscode.workspace.createFileSystemWatcher(`**/${AGENT_PINS_PATH}`);
       this.disposables.push(
         watcher,
         watcher.onDidCreate(() => this.changedOnDisk.fire()),
@@ -60,7 +63,7 @@ export class AgentPins implements vscode.Disposable {
 
   private setPins(pins: readonly string[]): void {
     this.pins = pins;
-    const paths = this.folder ? pins.map((id) => vscode.Uri.joinPath(this.folder!.uri, id).fsPath) : [];
+    const paths = pins.map((id) => this.files.uriOf(id)?.fsPath).filter((p): p is string => p !== undefined);
     void vscode.commands.executeCommand('setContext', PINNED_PATHS_KEY, paths);
   }
 

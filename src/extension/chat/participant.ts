@@ -43,6 +43,8 @@ export interface ParticipantDeps {
   onActiveSession: (key: string) => void;
   /** Distillation (`/distill`, the transcript kept in memory, distil on compaction); only with the memory flag. */
   distill?: () => ChatDistillHooks | undefined;
+  /** The file a pinned id names (ids start with their folder's name when the workspace has several). */
+  uriOf?: (id: string) => vscode.Uri | undefined;
 }
 
 type Handler = (request: vscode.ChatRequest, context: vscode.ChatContext, stream: vscode.ChatResponseStream, token: vscode.CancellationToken) => Promise<vscode.ChatResult>;
@@ -335,7 +337,11 @@ export function createChatHandler(deps: ParticipantDeps): Handler {
     if (footer) stream.markdown(footer);
     if (sentBlock?.text) {
       const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
-      if (folder) for (const item of sentBlock.items.filter((i) => i.state === 'ok')) stream.reference(vscode.Uri.joinPath(folder, item.id));
+      const uriOf = deps.uriOf ?? ((id: string) => (folder ? vscode.Uri.joinPath(folder, id) : undefined));
+      for (const item of sentBlock.items.filter((i) => i.state === 'ok')) {
+        const uri = uriOf(item.id);
+        if (uri) stream.reference(uri);
+      }
     }
     return { metadata };
   }

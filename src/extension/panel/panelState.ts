@@ -185,7 +185,7 @@ export class PanelStateBuilder {
         } catch {
           spans = []; // the warning and the rule ids still show
         }
-        return { id: item.id, kind: item.kind, title: item.title, revision: item.revision, rules: item.flaggedRules, spans };
+        return { id: item.id, kind: item.kind, title: item.title, revision: item.revision, rules: item.flaggedRules, spans, ...(item.folder !== undefined ? { folder: item.folder } : {}) };
       }),
     );
   }

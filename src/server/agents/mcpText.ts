@@ -10,14 +10,19 @@ export const RESOURCE_SCHEME = 'session-knowledge';
 
 /** The URI template every note and plan matches (`folder` is `notes` or `plans`). */
 export const RESOURCE_TEMPLATE = `${RESOURCE_SCHEME}:///.knowledge/{folder}/{file}`;
+/** With several workspace folders, ids (and URIs) start with the folder's name (`root`). */
+export const FOLDER_RESOURCE_TEMPLATE = `${RESOURCE_SCHEME}:///{root}/.knowledge/{folder}/{file}`;
 
 /** `.knowledge/notes/setup.md` → `session-knowledge:///.knowledge/notes/setup.md` (each segment percent-encoded). */
 export function resourceUri(id: string): string {
   return `${RESOURCE_SCHEME}:///${id.split('/').map(encodeURIComponent).join('/')}`;
 }
 
-/** The note or plan a resource URI names, or undefined when it names anything else (another scheme, another folder, `..`). */
-export function idFromResourceUri(uri: string): string | undefined {
+/**
+ * The note or plan a resource URI names, or undefined when it names anything else (another scheme, another folder,
+ * `..`). With several workspace folders (`folders`: their names) a URI may start with a folder's name.
+ */
+export function idFromResourceUri(uri: string, folders: readonly string[] = []): string | undefined {
   let url: URL;
   try {
     url = new URL(uri);
@@ -33,6 +38,7 @@ export function idFromResourceUri(uri: string): string | undefined {
   }
   if (segments.some((s) => s === '' || s === '.' || s === '..' || s.includes('/') || s.includes('\\'))) return undefined;
   const id = segments.join('/');
+  if (segments.length > 1 && folders.includes(segments[0]!)) return kindOfId(segments.slice(1).join('/')) ? id : undefined;
   return kindOfId(id) ? id : undefined;
 }
 

@@ -74,6 +74,9 @@ export function kindOfPin(id: string): PinnedContent['kind'] {
   return 'file';
 }
 
+/** Where a pinned id is on disk, after the pin policy: its absolute path and its path inside its folder. */
+export type PinLocation = { ok: true; path: string; rel: string } | { ok: false; reason: string };
+
 interface CacheEntry {
   key: string;
   revision: string;
@@ -87,20 +90,35 @@ interface CacheEntry {
  */
 export class PinnedFileReader {
   private readonly cache = new Map<string, CacheEntry>();
+  private readonly locate: (id: string) => PinLocation;
 
-  constructor(readonly workspaceFolder: string) {}
+  /** `workspace`: one folder, or how an id is checked and found on disk (every folder of a workspace). */
+  constructor(workspace: string | ((id: string) => PinLocation)) {
+    this.locate =
+      typeof workspace === 'string'
+        ? (id) => {
+            const check = checkPinnable(workspace, id);
+            return check.ok ? { ok: true, path: join(workspace, check.id), rel: check.id } : check;
+          }
+        : workspace;
+  }
 
-  async read(id: string): Promise<{ revision: string; text: string; truncated: boolean } | { error: string }> {
-    const check = checkPinnable(this.workspaceFolder, id);
-    if (!check.ok) return { error: check.reason };
-    const path = join(this.workspaceFolder, check.id);
+  /**
+   * Reads a pinned file now (from the cache when its stat is unchanged). `kind` says note, plan or file by the path
+   * inside its folder (an id may start with its folder's name).
+   */
+  async read(id: string): Promise<({ revision: string; text: string; truncated: boolean } | { error: string }) & { kind: PinnedContent['kind'] }> {
+    const check = this.locate(id);
+    if (!check.ok) return { error: check.reason, kind: kindOfPin(id) };
+    const kind = kindOfPin(check.rel);
+    const path = check.path;
     try {
       // Synchronous on purpose: a stat is microseconds, and 50 pins awaiting the thread pool cost more than they save.
       const stat = statSync(path, { bigint: true });
-      if (!stat.isFile()) return { error: 'not a file' };
+      if (!stat.isFile()) return { error: 'not a file', kind };
       const key = `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
       const cached = this.cache.get(id);
-      if (cached?.key === key) return cached;
+      if (cached?.key === key) return { ...cached, kind };
       const handle = await fs.open(path, 'r');
       let bytes: Buffer;
       try {
@@ -111,7 +129,7 @@ export class PinnedFileReader {
       } finally {
         await handle.close();
       }
-      if (bytes.includes(0)) return { error: 'a binary file, not text' };
+      if (bytes.includes(0)) return { error: 'a binary file, not text', kind };
       const entry: CacheEntry = {
         key,
         revision: createHash('sha256').update(bytes).digest('hex'),
@@ -119,10 +137,10 @@ export class PinnedFileReader {
         truncated: Number(stat.size) > MAX_PINNED_BYTES,
       };
       this.cache.set(id, entry);
-      return entry;
+      return { ...entry, kind };
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      return { error: code === 'ENOENT' ? 'deleted or moved' : `unreadable (${code ?? (err as Error).message})` };
+      return { error: code === 'ENOENT' ? 'deleted or moved' : `unreadable (${code ?? (err as Error).message})`, kind };
     }
   }
 }
@@ -130,8 +148,8 @@ export class PinnedFileReader {
 export async function loadPinned(reader: PinnedFileReader, pins: readonly string[], judge: JudgeFn): Promise<PinnedContent[]> {
   return Promise.all(
     pins.map(async (id): Promise<PinnedContent> => {
-      const kind = kindOfPin(id);
       const read = await reader.read(id);
+      const kind = read.kind;
       if ('error' in read) return { id, kind, state: 'unavailable', revision: 'unavailable', text: '', reason: read.error };
       const findings = judge(id, read.text, read.revision);
       if (findings.length > 0) {

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { SessionStore } from '../store/sessionStore';
 import { lastActivity } from '../store/sessionStore';
 import { MAX_RESULTS, type SessionMeta } from '../store/schemas';
-import { checkPinnable } from '../pinPolicy';
+import type { PinCheck } from '../pinPolicy';
 import { BlockMemo, loadPinned, type CompiledBlock, type MemoryIndexEntry, type PinnedFileReader, type JudgeFn } from './knowledgeBlock';
 
 export class SessionError extends Error {
@@ -27,7 +27,8 @@ export interface SessionServiceDeps {
   store: SessionStore;
   /** Retention: removes the session-scope memory of pruned sessions (absent without memory). */
   forgetSessionMemory?: (keys: ReadonlySet<string>) => Promise<number>;
-  workspaceFolder: string | null;
+  /** The pin policy over the workspace's folders: answers the pin's id, or why it is refused. Null without a folder. */
+  checkPin: ((idOrPath: string) => PinCheck) | null;
   reader: PinnedFileReader | null;
   judge: JudgeFn;
   /** The memory index when memory exists and is on; null otherwise (absent, never empty-by-failure). */
@@ -53,13 +54,13 @@ export class SessionService {
 
   /** Normalises pins; throws a SessionError listing every refused pin (nothing changes then). */
   normalizePins(pins: readonly string[]): string[] {
-    const folder = this.deps.workspaceFolder;
+    const checkPin = this.deps.checkPin;
     if (pins.length === 0) return [];
-    if (!folder) throw new SessionError('no-workspace', 'Open a folder first: pins are files in the workspace.');
+    if (!checkPin) throw new SessionError('no-workspace', 'Open a folder first: pins are files in the workspace.');
     const refused: string[] = [];
     const ids: string[] = [];
     for (const pin of pins) {
-      const check = checkPinnable(folder, pin);
+      const check = checkPin(pin);
       if (check.ok) {
         if (!ids.includes(check.id)) ids.push(check.id);
       } else refused.push(check.reason);
@@ -129,8 +130,9 @@ export class SessionService {
 
   async updatePins(key: string, add: readonly string[], remove: readonly string[]): Promise<SessionMeta> {
     const addIds = this.normalizePins(add);
-    const folder = this.deps.workspaceFolder;
-    const removeIds = new Set(remove.map((r) => (folder ? (checkPinnable(folder, r) as { id?: string }).id ?? r : r)));
+    const checkPin = this.deps.checkPin;
+    // The id as given too: a pin kept from before multi-root support names its folder without the folder's name.
+    const removeIds = new Set(remove.flatMap((r) => [r, ...(checkPin ? [(checkPin(r) as { id?: string }).id ?? r] : [])]));
     return this.mutate(key, (s) => {
       const next = s.project_context_pins.filter((p) => !removeIds.has(p));
       for (const id of addIds) if (!next.includes(id)) next.push(id);

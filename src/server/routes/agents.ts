@@ -11,10 +11,8 @@ import { toPendingBlock } from './sessions';
 export function registerAgentRoutes(ctx: ServerContext): void {
   const { connection } = ctx;
 
-  route(connection, GetAgentPinsRequest, async () => {
-    const store = ctx.ready().agentPins;
-    return store ? store.read() : { pins: [], refused: [] };
-  });
+  // Every folder's .knowledge/pins.json, as workspace ids.
+  route(connection, GetAgentPinsRequest, () => ctx.ready().readAgentPins());
   route(connection, UpdateAgentPinsRequest, async (p) => {
     const result = await ctx.ready().updateAgentPins(p.add, p.remove);
     void connection.sendNotification(StoreChangedNotification.type, {});

@@ -85,15 +85,10 @@ export function registerSessionRoutes(ctx: ServerContext): void {
     return announce({ key: p.key, memoryDeleted, ...(memoryKept ? { memoryKept } : {}) });
   });
   route(connection, RenamePinRequest, async (p) => {
-    const changed = await sessions().renamePin(p.oldId, p.newId);
-    // Agent pins follow too; a pins.json that cannot be updated never fails the sessions' rename.
-    let agents = 0;
-    try {
-      agents = (await ctx.ready().agentPins?.rename(p.oldId, p.newId)) ?? 0;
-    } catch (err) {
-      connection.console.warn(`Could not move agent pins from ${p.oldId} to ${p.newId}: ${(err as Error).message}`);
-    }
-    return announce(changed + agents);
+    // Sessions, the draft and the agent pins of the file's folder follow (ids or absolute paths).
+    const moved = await ctx.ready().renamePin(p.oldId, p.newId);
+    if (moved.agentsError) connection.console.warn(`Could not move agent pins from ${p.oldId} to ${p.newId}: ${moved.agentsError}`);
+    return announce(moved.sessions + moved.agents);
   });
   route(connection, PruneSessionsRequest, async (p) => {
     let memoryKept: string | undefined;

@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { ItemsChangedNotification, JudgeFileRequest, JudgeTextsRequest, MarkReviewedRequest } from '../../shared/protocol';
 import { defineRequest } from '../../shared/rpc';
 import { MarkReviewedParamsSchema, type ReviewRecord } from '../../shared/schemas';
-import { contentRevision, toId } from '../notes/noteIndex';
+import { contentRevision } from '../notes/noteIndex';
 import { toReviewRecord } from '../review/reviewStore';
 import { RULESET_VERSION, type ThreatFinding } from '../threat/threatScanner';
 import { route } from '../routing';
@@ -67,22 +67,28 @@ export function findingsToDiagnostics(text: string, findings: readonly ThreatFin
 export interface Diagnostics {
   /** Judges `ids` (every file when omitted) from disk and publishes; open editors keep their live text. */
   publishFromDisk(ids?: readonly string[]): Promise<void>;
+  /** Clears the diagnostics of files no longer in the workspace. */
+  clear(paths: readonly string[]): void;
 }
 
 export function registerThreatRoutes(ctx: ServerContext): Diagnostics {
   const { connection } = ctx;
   const documents = new TextDocuments(TextDocument);
+  /** The workspace id of a file under a folder's own `.knowledge/` (the folder that holds it, the innermost). */
   const idOfUri = (uri: string): string | undefined => {
-    const folder = ctx.options()?.workspaceFolder;
-    if (!folder || !uri.startsWith('file:')) return undefined;
+    const folders = ctx.current()?.folders;
+    if (!folders || !uri.startsWith('file:')) return undefined;
     try {
-      const id = toId(folder, fileURLToPath(uri));
-      return id.startsWith('.knowledge/') ? id : undefined;
+      const at = folders.ofPath(fileURLToPath(uri));
+      return at && at.rel.startsWith('.knowledge/') ? folders.idOf(at.folder, at.rel) : undefined;
     } catch {
       return undefined;
     }
   };
-  const uriOfId = (id: string) => pathToFileURL(join(ctx.options()!.workspaceFolder!, id)).href;
+  const uriOfId = (id: string): string | undefined => {
+    const at = ctx.current()?.folders.locate(id);
+    return at ? pathToFileURL(join(at.folder.path, at.rel)).href : undefined;
+  };
   const publishOpen = (doc: TextDocument) => {
     const id = idOfUri(doc.uri);
     const core = ctx.current();
@@ -94,14 +100,19 @@ export function registerThreatRoutes(ctx: ServerContext): Diagnostics {
   };
   const publishFromDisk = async (ids?: readonly string[]) => {
     const c = ctx.current();
-    if (!c || !ctx.options()?.workspaceFolder) return;
+    if (!c || c.folders.all.length === 0) return;
     const judged = await c.refreshFlags(ids);
     for (const [id, j] of judged) {
-      const uri = uriOfId(id);
+      const uri = j ? pathToFileURL(j.path).href : uriOfId(id);
+      if (!uri) continue;
       const open = documents.get(uri);
       if (open) publishOpen(open);
       else void connection.sendDiagnostics({ uri, diagnostics: j ? findingsToDiagnostics(j.text, j.findings as ThreatFinding[], id, j.revision) : [] });
     }
+  };
+  /** Files that left the workspace (their folder was removed): their diagnostics go. */
+  const clear = (paths: readonly string[]) => {
+    for (const path of paths) void connection.sendDiagnostics({ uri: pathToFileURL(path).href, diagnostics: [] });
   };
   documents.onDidOpen((e) => publishOpen(e.document));
   documents.onDidChangeContent((e) => publishOpen(e.document));
@@ -153,5 +164,5 @@ export function registerThreatRoutes(ctx: ServerContext): Diagnostics {
   route(connection, MarkReviewedRequest, (p) => markReviewed(p.id, p.revision));
   route(connection, ExecuteMarkReviewedRequest, (p) => markReviewed(p.arguments[0], p.arguments[1]));
 
-  return { publishFromDisk };
+  return { publishFromDisk, clear };
 }
