@@ -18,6 +18,7 @@ import {
   MemoryIdParamsSchema,
   MemoryListParamsSchema,
   MemoryReadParamsSchema,
+  PersonalSyncParamsSchema,
   RecallParamsSchema,
   RememberParamsSchema,
   UpdateMemoryParamsSchema,
@@ -26,6 +27,7 @@ import {
   type MemoryEntryView,
   type MemoryListResult,
   type MemoryStatus,
+  type PersonalSyncResult,
 } from './memorySchemas';
 
 export const MemoryConfigureRequest = defineRequest('knowledge/memory/configure', MemoryConfigSchema)<MemoryStatus>();
@@ -52,5 +54,10 @@ export const MemoryForgetScopeRequest = defineRequest('knowledge/memory/forgetSc
 export const MemoryMarkReviewedRequest = defineRequest('knowledge/memory/markReviewed', MarkMemoryReviewedParamsSchema)<MemoryEntryView>();
 export const MemoryExportRequest = defineRequest('knowledge/memory/export', ExportParamsSchema)<string>();
 export const MemoryImportRequest = defineRequest('knowledge/memory/import', ImportParamsSchema)<ImportResult>();
+/**
+ * Client → server: personal memory through Settings Sync — merge what arrived (by id and revision against the
+ * machine's `base`), answer the approved, unflagged personal entries to send. Every arriving entry is judged at once.
+ */
+export const MemorySyncPersonalRequest = defineRequest('knowledge/memory/syncPersonal', PersonalSyncParamsSchema)<PersonalSyncResult>();
 /** Server → client: memory changed (a tool call, another window, a file changed on disk). */
 export const MemoryChangedNotification = defineNotification0('knowledge/memory/changed');

@@ -22,6 +22,7 @@ import {
   MemoryRememberRequest,
   MemoryStatusRequest,
   MemoryUpdateRequest,
+  MemorySyncPersonalRequest,
 } from '../../shared/memoryProtocol';
 import type { AnyRequestDecl } from '../../shared/rpc';
 import type { MemoryService } from '../memory/memoryService';
@@ -63,4 +64,10 @@ export function registerMemoryRoutes(connection: Connection, deps: MemoryRouteDe
   change(MemoryMarkReviewedRequest, (p) => memory.markReviewed(p.id, p.revision));
   route(connection, MemoryExportRequest, (p) => memory.exportScope(p.scope, p.format));
   change(MemoryImportRequest, (p) => memory.importScope(p.scope, p.format, p.text));
+  // Announced only when something arrived: a sync that changed nothing must not start another.
+  route(connection, MemorySyncPersonalRequest, async (p) => {
+    const result = await memory.syncPersonal(p);
+    if (result.added.length + result.updated.length + result.conflicts.length > 0) onChanged();
+    return result;
+  });
 }
