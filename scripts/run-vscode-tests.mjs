@@ -8,6 +8,8 @@
 //            before multi-root support: plain ids), then
 //   phase multiroot: *.multiroot.test.js on test/fixtures/multiroot/multiroot.code-workspace (three folders, a
 //            fourth added at run time), memory flag set (the panel exists); the two share the store.
+//   phases synca, syncb: *.synca.test.js and *.syncb.test.js, memory flag set, each with its OWN user-data-dir
+//            (two machines): A's synced global-state value is handed to B as Settings Sync would deliver it.
 //
 // By default VS Code is the web workbench of VS Code 1.100.3 (code-server, scripts/install-vscode-web.sh)
 // in headless Debian Chromium. With VSCODE_EXECUTABLE_PATH set to a desktop VS Code, the same phases run
@@ -56,11 +58,17 @@ if (listFiles(testsDir, '.memory.test.js').length > 0) phases.push('memory');
 if (listFiles(testsDir, '.flag0.test.js').length > 0) phases.push('flag0');
 // Phases "mrbefore" and "multiroot": a multi-root workspace, and the window its first folder was before.
 if (listFiles(testsDir, '.multiroot.test.js').length > 0) phases.push('mrbefore', 'multiroot');
+// Phases "synca" and "syncb": personal memory through Settings Sync between two user-data folders.
+if (listFiles(testsDir, '.synca.test.js').length > 0) phases.push('synca', 'syncb');
 
 // One workspace and one user-data-dir for both phases.
 const scratch = tempDir('sk-integration-');
 const workspace = copyDir(join(repoRoot, 'test/fixtures/workspace'), join(scratch, 'workspace'));
 const userDataDir = join(scratch, 'user-data');
+/** Two machines for the sync phases: their own user-data folders (profiles). */
+const phaseUserData = (phase) => (phase === 'synca' ? join(scratch, 'user-data-machine-a') : phase === 'syncb' ? join(scratch, 'user-data-machine-b') : userDataDir);
+/** What machine A's Settings Sync would upload: the value of the synced key, handed to machine B. */
+const syncExchange = join(scratch, 'settings-sync-exchange.json');
 const extensionsDir = join(scratch, 'extensions');
 const emptyFolder = join(scratch, 'empty-folder');
 mkdirSync(emptyFolder);
@@ -71,7 +79,7 @@ const multiRootState = join(scratch, 'multiroot-before.json');
 const phaseFolder = (phase) => (phase === 'flag0' ? emptyFolder : phase === 'mrbefore' ? join(multiRoot, 'app') : phase === 'multiroot' ? multiRoot : workspace);
 /** A .code-workspace file to open instead of the phase's folder. */
 const phaseWorkspaceFile = (phase) => (phase === 'multiroot' ? multiRootWorkspace : undefined);
-writeUserSettings(userDataDir, QUIET_SETTINGS);
+for (const dir of [userDataDir, phaseUserData('synca'), phaseUserData('syncb')]) writeUserSettings(dir, QUIET_SETTINGS);
 mkdirSync(resultsDir, { recursive: true });
 log(`workspace ${workspace}`);
 log(`extensions under development: ${[extensionPath, ...fixtureExtensions].join(', ')}`);
@@ -79,7 +87,8 @@ log(`extensions under development: ${[extensionPath, ...fixtureExtensions].join(
 // SK_TEST_HOOKS=1: the extension exposes its test hooks (api.__test) to the integration tests.
 const phaseEnv = (phase) => ({
   SK_TEST_PHASE: phase,
-  SESSION_KNOWLEDGE_MEMORY_ENABLE: phase === 'memory' || phase === 'multiroot' ? '1' : phase === 'flag0' ? '0' : '',
+  SESSION_KNOWLEDGE_MEMORY_ENABLE: ['memory', 'multiroot', 'synca', 'syncb'].includes(phase) ? '1' : phase === 'flag0' ? '0' : '',
+  SK_SYNC_EXCHANGE: syncExchange,
   SK_TEST_HOOKS: '1',
   SK_MULTIROOT_STATE: multiRootState,
   ...(opts.grep ? { SK_TEST_GREP: opts.grep, SK_TEST_ALLOW_EMPTY: '1' } : {}),
@@ -106,7 +115,7 @@ async function runPhaseInWeb(phase) {
   const started = Date.now();
   const serverLog = join(resultsDir, `integration-phase-${phase}.server.log`);
   const server = await startCodeServer({
-    folder: phaseFolder(phase), userDataDir, extensionsDir, env: phaseEnv(phase),
+    folder: phaseFolder(phase), userDataDir: phaseUserData(phase), extensionsDir, env: phaseEnv(phase),
     onOutput: (line) => { if (process.env.SK_VERBOSE) console.log(`[code-server] ${line}`); },
   });
   let browser;
@@ -163,7 +172,7 @@ async function runPhaseInDesktop(phase) {
       extensionTestsPath: testsIndex,
       extensionTestsEnv: phaseEnv(phase),
       // test-electron itself adds --skip-welcome, --disable-workspace-trust, --disable-updates, ...
-      launchArgs: [phaseWorkspaceFile(phase) ?? phaseFolder(phase), '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir, ...proposed],
+      launchArgs: [phaseWorkspaceFile(phase) ?? phaseFolder(phase), '--user-data-dir', phaseUserData(phase), '--extensions-dir', extensionsDir, ...proposed],
     });
     return { ok: true, ms: Date.now() - started };
   } catch (e) {

@@ -149,6 +149,7 @@ function entryHead(row: MemoryEntryRow, ui: RowUi, selectable: boolean): HTMLEle
   if (e.reviewed) head.append(badge('reviewed', 'reviewed'));
   if (e.aged) head.append(badge('aged', 'aged'));
   if (e.wrongFlags.length > 0) head.append(badge(`wrong ×${e.wrongFlags.length}`, 'wrong'));
+  if (e.conflictWith) head.append(badge('sync conflict', 'conflict'));
   return head;
 }
 
@@ -177,6 +178,7 @@ export function memoryRow(row: MemoryEntryRow, ui: RowUi, where: 'list' | 'flagg
   if (e.supersededBy) meta.push(`superseded by ${linked(row, e.supersededBy)}`);
   if (e.consolidatedInto) meta.push(`consolidated into ${linked(row, e.consolidatedInto)}`);
   if (e.consolidatedFrom?.length) meta.push(`consolidated from ${e.consolidatedFrom.map((id) => linked(row, id)).join(', ')}`);
+  if (e.conflictWith) meta.push(`edited on two machines at once: the other revision is ${linked(row, e.conflictWith)} (both kept; keep one and forget the other)`);
   card.append(h('p', { class: 'entry-meta muted' }, meta.join(' — ')));
   for (const w of e.wrongFlags.slice(-3)) card.append(h('p', { class: 'entry-meta muted' }, `Flagged wrong by ${w.by}: ${w.reason}`));
 

@@ -20,8 +20,9 @@ import { ServerEvents } from './serverEvents';
 import { registerKnowledgeCommands } from './knowledgeCommands';
 import { registerSessionCommands } from './sessionCommands';
 import { MemoryController, memoryFlagSet } from './memory/memoryController';
-import { MemoryConfigureRequest, MemoryInboxCountRequest } from '../shared/memoryProtocol';
+import { MemoryConfigureRequest, MemoryInboxCountRequest, MemorySyncPersonalRequest } from '../shared/memoryProtocol';
 import { registerDistill, type Distill } from './memory/distillCommands';
+import { PersonalSync } from './memory/personalSync';
 import { registerMemoryTools } from './memory/memoryTools';
 import { registerMemoryCommands } from './memory/memoryCommands';
 import { registerMemorySettings } from './memory/memorySettings';
@@ -224,6 +225,7 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
   // ---- agent memory: exists only when SESSION_KNOWLEDGE_MEMORY_ENABLE is set (absent, not switched off) ----
   void vscode.commands.executeCommand('setContext', 'sessionKnowledge.memoryFlag', flag);
   let memory: MemoryController | undefined;
+  let personalSync: PersonalSync | undefined;
   if (flag) {
     const m = new MemoryController(context, lc, output, events.onMemoryChanged);
     memory = m;
@@ -245,11 +247,45 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
     );
     registerMemoryTools(context, { client: lc, activeSession: () => activeSession });
     registerMemoryCommands(context, lc);
-    registerMemorySettings(context, m);
     distill = registerDistill(context, { client: lc, log: output, memory: m, activeSession: () => activeSession });
     // The status bar counts what waits in the inbox while memory is on.
     meter.setInboxCount(() => (m.isOn() ? lc.sendRequest(MemoryInboxCountRequest.type).then((c) => c.total) : Promise.resolve(0)));
     context.subscriptions.push(m.onDidChange(() => void meter.show(activeSession)));
+    // Personal memory through Settings Sync: opt-in (Memory Settings), only while the server runs (it never starts it).
+    const sync = new PersonalSync({
+      state: context.globalState,
+      sync: (params) => lc.sendRequest(MemorySyncPersonalRequest.type, params),
+      memoryOn: () => m.isOn(),
+      tell: (level, message) => {
+        output[level](message);
+        void (level === 'warn' ? vscode.window.showWarningMessage(message) : vscode.window.showInformationMessage(message));
+      },
+    });
+    personalSync = sync;
+    let syncTimer: NodeJS.Timeout | undefined;
+    const syncSoon = (delayMs = 1000) => {
+      clearTimeout(syncTimer);
+      syncTimer = setTimeout(() => {
+        if (lc.isRunning()) void sync.run().catch((err: unknown) => output.warn(`Settings Sync of personal memory: ${(err as Error).message}`));
+      }, delayMs);
+    };
+    const poll = setInterval(() => {
+      if (sync.isOn() && sync.arrived()) syncSoon(0);
+    }, 60_000);
+    context.subscriptions.push(
+      { dispose: () => (clearTimeout(syncTimer), clearInterval(poll)) },
+      m.onDidChange(() => {
+        sync.noteLocalChange();
+        syncSoon();
+      }),
+      vscode.window.onDidChangeWindowState((w) => {
+        if (w.focused && sync.isOn() && sync.arrived()) syncSoon(0);
+      }),
+      lc.onDidChangeState((e) => {
+        if (e.newState === State.Running) syncSoon(2000);
+      }),
+    );
+    registerMemorySettings(context, m, sync);
   }
 
   const api: SessionKnowledgeApi & { __test?: unknown } = createApi(lc);
@@ -266,6 +302,10 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
       folders,
       // What the knowledge panel would show now (it exists only with the memory flag).
       panelState: memory ? () => new PanelStateBuilder(lc, new SeenStore(context.globalState), blockBudget, sessionRetentionDays).build(memory!.isOn()) : undefined,
+      personalSync,
+      // Writes a global-state key as Settings Sync would when it brings another machine's value.
+      setGlobalState: (key: string, value: unknown) => context.globalState.update(key, value),
+      globalState: (key: string) => context.globalState.get(key),
     };
   }
   return api;

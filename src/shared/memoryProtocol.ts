@@ -29,6 +29,7 @@ import {
   MemoryIdParamsSchema,
   MemoryListParamsSchema,
   MemoryReadParamsSchema,
+  PersonalSyncParamsSchema,
   RecallParamsSchema,
   RememberParamsSchema,
   UpdateMemoryParamsSchema,
@@ -47,6 +48,7 @@ import {
   type InboxBulkResult,
   type InboxCounts,
   type InboxResult,
+  type PersonalSyncResult,
 } from './memorySchemas';
 
 export const MemoryConfigureRequest = defineRequest('knowledge/memory/configure', MemoryConfigSchema)<MemoryStatus>();
@@ -114,5 +116,10 @@ export const MemoryInboxRejectRequest = defineRequest('knowledge/memory/inbox/re
  */
 export const MemoryInboxMergeRequest = defineRequest('knowledge/memory/inbox/merge', InboxMergeParamsSchema)<MemoryEntryView>();
 
+/**
+ * Client → server: personal memory through Settings Sync — merge what arrived (by id and revision against the
+ * machine's `base`), answer the approved, unflagged personal entries to send. Every arriving entry is judged at once.
+ */
+export const MemorySyncPersonalRequest = defineRequest('knowledge/memory/syncPersonal', PersonalSyncParamsSchema)<PersonalSyncResult>();
 /** Server → client: memory changed (a tool call, another window, a file changed on disk). */
 export const MemoryChangedNotification = defineNotification0('knowledge/memory/changed');

@@ -5,6 +5,8 @@
  */
 import * as vscode from 'vscode';
 import type { MemoryController, MemoryOptions } from './memoryController';
+import type { PersonalSync } from './personalSync';
+import { PERSONAL_SYNC_MAX_BYTES } from '../../shared/memorySchemas';
 
 type Item = vscode.QuickPickItem & { edit: () => Promise<Partial<MemoryOptions> | undefined> };
 
@@ -21,7 +23,7 @@ async function askNumber(title: string, value: number, min: number, max: number,
   return text === undefined ? undefined : Number(text);
 }
 
-export function registerMemorySettings(context: vscode.ExtensionContext, memory: MemoryController): void {
+export function registerMemorySettings(context: vscode.ExtensionContext, memory: MemoryController, sync?: PersonalSync): void {
   context.subscriptions.push(
     vscode.commands.registerCommand('sessionKnowledge.memory.settings', async () => {
       const o = memory.options();
@@ -77,6 +79,17 @@ export function registerMemorySettings(context: vscode.ExtensionContext, memory:
           edit: async () => ({ distillOnCompaction: !o.distillOnCompaction }),
         },
       ];
+      if (sync) {
+        items.push({
+          label: `$(sync) Sync personal memory across machines: ${sync.isOn() ? 'on' : 'off'}`,
+          description: sync.isOn() ? 'turn it off' : 'turn it on (Settings Sync)',
+          detail: `Approved personal entries only — pending and flagged ones never leave this machine. At most ${PERSONAL_SYNC_MAX_BYTES / 1024} KiB; past it nothing more syncs, and you are told. Arrivals are scanned; edits on two machines keep both revisions.`,
+          edit: async () => {
+            await sync.setOn(!sync.isOn());
+            return undefined;
+          },
+        });
+      }
       const picked = await vscode.window.showQuickPick(items, { title: 'Session Knowledge: Memory Settings' });
       if (!picked) return;
       const change = await picked.edit();

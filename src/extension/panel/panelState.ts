@@ -93,7 +93,7 @@ export async function resolveTitles(client: LanguageClient, ids: Iterable<string
 
 /** The ids an entry names: what superseded it, what it was consolidated into or from. */
 function linkedIds(e: MemoryEntryView): string[] {
-  return [e.supersededBy, e.consolidatedInto, ...(e.consolidatedFrom ?? [])].filter((x): x is string => Boolean(x));
+  return [e.supersededBy, e.consolidatedInto, ...(e.consolidatedFrom ?? []), e.conflictWith].filter((x): x is string => Boolean(x));
 }
 
 /** Rows of a page, with the titles of the entries they name (resolved once for the whole page). */

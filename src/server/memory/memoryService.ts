@@ -14,6 +14,8 @@ import {
   type MemoryListResult,
   type MemoryScope,
   type MemoryStatus,
+  type PersonalSyncParams,
+  type PersonalSyncResult,
   type RecallParams,
   type RememberParams,
   type UpdateMemoryParams,
@@ -28,6 +30,7 @@ import {
 } from '../../shared/memorySchemas';
 import type { MemoryIndexEntry } from '../delivery/knowledgeBlock';
 import { exportScope, importScope } from './importExport';
+import { syncPersonal } from './personalSync';
 import { consolidate, forget, forgetFlagged, forgetPreview, forgetScope, forgetSessions, planForget } from './lifecycle';
 import type { StoredEntry } from './memoryEntry';
 import { MemoryState, zodToMemoryError, type MemoryServiceDeps } from './memoryState';
@@ -269,5 +272,10 @@ export class MemoryService {
   /** Imports JSON as exported, or Markdown as agents read it: each entry pending, scanned, provenance `import`. */
   importScope(scope: MemoryScope, format: 'json' | 'markdown', text: string, opts: { identity?: string } = {}): Promise<ImportResult> {
     return importScope(this.state, scope, format, text, opts);
+  }
+
+  /** Settings Sync: merges approved personal entries that arrived, answers what to send (see personalSync.ts). */
+  syncPersonal(params: PersonalSyncParams): Promise<PersonalSyncResult> {
+    return syncPersonal(this.state, params);
   }
 }

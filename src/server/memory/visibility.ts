@@ -149,6 +149,8 @@ export function toView(st: MemoryState, e: StoredEntry, now: number): MemoryEntr
     findings: j.findings.map((f) => ({ ...f })),
     reviewed: j.reviewed,
     aged: isAged(st, e, now),
+    // A conflict from Settings Sync, while the other revision is still stored.
+    ...(typeof e.conflictWith === 'string' && st.find(e.conflictWith) ? { conflictWith: e.conflictWith } : {}),
   };
 }
 

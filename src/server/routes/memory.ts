@@ -29,6 +29,7 @@ import {
   MemoryInboxMergeRequest,
   MemoryInboxRejectRequest,
   MemoryInboxRequest,
+  MemorySyncPersonalRequest,
 } from '../../shared/memoryProtocol';
 import type { AnyRequestDecl } from '../../shared/rpc';
 import type { MemoryService } from '../memory/memoryService';
@@ -77,4 +78,10 @@ export function registerMemoryRoutes(connection: Connection, deps: MemoryRouteDe
   change(MemoryInboxApproveEditedRequest, (p) => memory.approveEdited(p));
   change(MemoryInboxRejectRequest, (p) => memory.rejectItems(p.ids, p.reason));
   change(MemoryInboxMergeRequest, (p) => memory.mergeItem(p));
+  // Announced only when something arrived: a sync that changed nothing must not start another.
+  route(connection, MemorySyncPersonalRequest, async (p) => {
+    const result = await memory.syncPersonal(p);
+    if (result.added.length + result.updated.length + result.conflicts.length > 0) onChanged();
+    return result;
+  });
 }
