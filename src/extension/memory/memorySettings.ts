@@ -83,7 +83,7 @@ export function registerMemorySettings(context: vscode.ExtensionContext, memory:
         items.push({
           label: `$(sync) Sync personal memory across machines: ${sync.isOn() ? 'on' : 'off'}`,
           description: sync.isOn() ? 'turn it off' : 'turn it on (Settings Sync)',
-          detail: `Approved personal entries only — pending and flagged ones never leave this machine. At most ${PERSONAL_SYNC_MAX_BYTES / 1024} KiB; past it nothing more syncs, and you are told. Arrivals are scanned; edits on two machines keep both revisions.`,
+          detail: `Approved personal entries only — pending and flagged ones never leave this machine. At most ${PERSONAL_SYNC_MAX_BYTES / 1024} KiB; past it nothing more syncs, and you are told. Arrivals are scanned; edits on two machines keep both revisions; forgetting is per machine.`,
           edit: async () => {
             await sync.setOn(!sync.isOn());
             return undefined;

@@ -5,6 +5,9 @@
  * into personal memory by the server (`knowledge/memory/syncPersonal`: by id and revision, every arrival judged at
  * once, conflicts kept as two entries). Pending and flagged entries never leave a machine.
  *
+ * Forgetting is per machine: an entry forgotten here is not sent from here and is never brought back here, but the
+ * other machines keep their copy until it is forgotten there too (a sync never deletes).
+ *
  * Limits, said out loud: the synced value is at most PERSONAL_SYNC_MAX_BYTES (128 KiB). Past it nothing more is
  * written (what was synced stays as it was, memory on this machine is untouched) and the person is told once, with
  * the size; an arriving value past it is refused, not merged. A Memento has no change event, so arrivals are noticed
