@@ -446,8 +446,7 @@ export async function runMcpCommand(args: readonly string[], io: McpIo): Promise
     folders = [{ path: found }];
   }
   const workspace = folders[0]!.path;
-  const storageEnv = env.SESSION_KNOWLEDGE_STORAGE;
-  const storage = values.storage ? resolve(io.cwd, values.storage) : storageEnv ? resolve(io.cwd, storageEnv) : defaultStoragePath();
+  const storage = values.storage ? resolve(io.cwd, values.storage) : defaultStoragePath(env);
 
   // Nothing but JSON-RPC may reach stdout: anything that logs through console goes to stderr.
   for (const method of ['log', 'info', 'debug', 'warn'] as const) console[method] = (...a: unknown[]) => io.stderr(`${format(...a)}\n`);

@@ -7,6 +7,7 @@
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { withFileLock, writeFileAtomic } from '../store/atomicFile';
+import { editJsonObjectFile } from './jsonObjectFile';
 
 export const CLAUDE_SETTINGS_FILE = '.claude/settings.local.json';
 /** Claude Code's SessionStart sources that must carry the block: every one (a compaction re-sends it). */
@@ -72,34 +73,17 @@ function upsert(groups: unknown, matcher: string | undefined, command: string): 
 
 /** Adds (or updates) the SessionStart and UserPromptSubmit entries in `<workspace>/.claude/settings.local.json`. */
 export async function installClaudeCodeHook(workspaceFolder: string, command: string): Promise<InstallResult> {
-  const path = join(workspaceFolder, CLAUDE_SETTINGS_FILE);
-  return withFileLock(path, async () => {
-    let before = '';
-    let settings: Record<string, unknown> = {};
-    try {
-      before = await fs.readFile(path, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    }
-    if (before.trim() !== '') {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(before);
-      } catch (err) {
-        throw new Error(`${path} is not valid JSON (${(err as Error).message}); it was left as it is. Fix it, then install the hook again.`);
-      }
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error(`${path} does not hold a JSON object; it was left as it is.`);
-      settings = parsed as Record<string, unknown>;
-    }
-    const hooks = settings.hooks && typeof settings.hooks === 'object' && !Array.isArray(settings.hooks) ? (settings.hooks as Record<string, unknown>) : {};
-    hooks.SessionStart = upsert(hooks.SessionStart, SESSION_START_MATCHER, command);
-    hooks.UserPromptSubmit = upsert(hooks.UserPromptSubmit, undefined, command);
-    settings.hooks = hooks;
-    const after = `${JSON.stringify(settings, null, 2)}\n`;
-    if (after === before) return { path, changed: false };
-    await writeFileAtomic(path, after, { keepMode: true, mode: 0o644 });
-    return { path, changed: true };
-  });
+  const { path, changed } = await editJsonObjectFile(
+    join(workspaceFolder, CLAUDE_SETTINGS_FILE),
+    (settings) => {
+      const hooks = settings.hooks && typeof settings.hooks === 'object' && !Array.isArray(settings.hooks) ? (settings.hooks as Record<string, unknown>) : {};
+      hooks.SessionStart = upsert(hooks.SessionStart, SESSION_START_MATCHER, command);
+      hooks.UserPromptSubmit = upsert(hooks.UserPromptSubmit, undefined, command);
+      settings.hooks = hooks;
+    },
+    { hint: 'Fix it, then install the hook again.' },
+  );
+  return { path, changed };
 }
 
 /** Removes our entries (and nothing else). Answers whether the file changed. */

@@ -10,7 +10,7 @@
 import { promises as fs } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { join } from 'node:path';
-import { withFileLock, writeFileAtomic } from '../store/atomicFile';
+import { editJsonObjectFile } from './jsonObjectFile';
 
 /** Claude Code's project MCP configuration. */
 export const MCP_CONFIG_FILE = '.mcp.json';
@@ -57,36 +57,21 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 /** Adds or updates our entry in `<workspaceFolder>/<file>` (default `.mcp.json`). */
 export async function writeMcpConfig(workspaceFolder: string, cliPath: string, file: string = MCP_CONFIG_FILE): Promise<McpConfigResult> {
   const path = join(workspaceFolder, file);
-  return withFileLock(path, async () => {
-    let before: string | undefined;
-    try {
-      before = await fs.readFile(path, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    }
-    let config: Record<string, unknown> = {};
-    if (before !== undefined && before.trim() !== '') {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(before);
-      } catch (err) {
-        throw new McpConfigError('not-json', path, `${path} is not valid JSON (${(err as Error).message}); it was left as it is. Fix it, then run the command again.`);
+  return editJsonObjectFile(
+    path,
+    (config) => {
+      if (config.mcpServers !== undefined && !isObject(config.mcpServers)) {
+        throw new McpConfigError('not-an-object', path, `"mcpServers" in ${path} is not a JSON object; the file was left as it is.`);
       }
-      if (!isObject(parsed)) throw new McpConfigError('not-an-object', path, `${path} does not hold a JSON object; it was left as it is.`);
-      config = parsed;
-    }
-    if (config.mcpServers !== undefined && !isObject(config.mcpServers)) {
-      throw new McpConfigError('not-an-object', path, `"mcpServers" in ${path} is not a JSON object; the file was left as it is.`);
-    }
-    const servers = (config.mcpServers as Record<string, unknown> | undefined) ?? {};
-    const current = servers[MCP_SERVER_NAME];
-    const next = { ...(isObject(current) ? current : {}), ...mcpServerEntry(cliPath) };
-    if (isDeepStrictEqual(current, next)) return { path, changed: false, created: false };
-    servers[MCP_SERVER_NAME] = next;
-    config.mcpServers = servers;
-    await writeFileAtomic(path, `${JSON.stringify(config, null, 2)}\n`, { keepMode: true, mode: 0o644 });
-    return { path, changed: true, created: before === undefined };
-  });
+      const servers = (config.mcpServers as Record<string, unknown> | undefined) ?? {};
+      const current = servers[MCP_SERVER_NAME];
+      const next = { ...(isObject(current) ? current : {}), ...mcpServerEntry(cliPath) };
+      if (isDeepStrictEqual(current, next)) return false;
+      servers[MCP_SERVER_NAME] = next;
+      config.mcpServers = servers;
+    },
+    { hint: 'Fix it, then run the command again.', fail: (reason, message) => new McpConfigError(reason, path, message) },
+  );
 }
 
 /** Whether `<workspaceFolder>/<file>` holds our entry (an unreadable or invalid file: no). */
