@@ -5,7 +5,7 @@
  */
 import { dirname, isAbsolute, join } from 'node:path';
 import { sessionsPath } from './store/paths';
-import { MemoryService } from './memory/memoryService';
+import { MemoryService, type ProjectFolder } from './memory/memoryService';
 
 export { sessionsPath };
 import { SessionStore } from './store/sessionStore';
@@ -76,11 +76,13 @@ export class KnowledgeCore {
       ...(options.onMigrateProgress ? { onMigrateProgress: options.onMigrateProgress } : {}),
     });
     this.scan = options.scan ?? defaultScan;
-    // Project memory is the first folder's `.knowledge/memory.jsonl`; its reviews of memory entries are that folder's.
+    // Project memory is each folder's `.knowledge/memory.jsonl`, reviewed in that folder's reviews.json; personal and
+    // session entries are reviewed in the first folder's.
     const primaryReviews = this.folders.primary?.reviews ?? null;
     this.memory = options.memoryEnabled
       ? new MemoryService({
           workspaceFolder: options.workspaceFolder,
+          projectFolders: this.projectFolders(),
           globalStoragePath: options.globalStoragePath,
           scan: (text) => this.scan(text) as readonly ThreatFinding[],
           reviews: primaryReviews,
@@ -100,6 +102,11 @@ export class KnowledgeCore {
       memoryIndexBudget: () => this.memory?.currentConfig.indexBudgetTokens,
       defaultBudgetTokens: options.defaultBudgetTokens ?? DEFAULT_BUDGET_TOKENS,
     });
+  }
+
+  /** Every folder as project memory sees it: its name, path and reviews. */
+  private projectFolders(): ProjectFolder[] {
+    return this.folders.all.map((f) => ({ name: f.name, path: f.path, reviews: f.reviews }));
   }
 
   /** The first folder's note index (null without a folder); `listItems` covers every folder. */
@@ -147,6 +154,7 @@ export class KnowledgeCore {
     const before = this.listItems();
     const { added, removed } = this.folders.set(specs);
     await Promise.all(added.map((f) => this.loadFolder(f)));
+    if (this.memory) await this.memory.setFolders(this.projectFolders());
     this.flags.clear();
     await this.refreshFlags();
     return { added: added.map((f) => f.path), removed: removed.map((f) => f.path), before, after: this.listItems() };

@@ -109,6 +109,8 @@ export const MemoryEntryViewSchema = z.object({
   reviewed: z.boolean(),
   /** Past its expiry or older than the maximum age: out of recall, still stored. */
   aged: z.boolean(),
+  /** Project memory of a multi-root workspace: the folder whose `.knowledge/memory.jsonl` holds it. */
+  folder: z.string().optional(),
   /** Another revision of this entry, edited on another machine at the same time, arrived by Settings Sync: its id. */
   conflictWith: z.string().optional(),
 });
@@ -118,6 +120,8 @@ const Title = z.string().trim().min(1, 'a title is required').max(MEMORY_TITLE_M
 const Body = z.string().max(MEMORY_BODY_MAX, `a body has at most ${MEMORY_BODY_MAX} characters`);
 const Tags = z.array(z.string().max(50)).max(20);
 const Id = z.string().min(1).max(100);
+/** A workspace folder, by its name (project memory only). */
+const FolderName = z.string().min(1).max(200);
 
 /** Settings the extension owns and passes to the server (and again whenever they change). */
 export const MemoryConfigSchema = z.object({
@@ -142,6 +146,8 @@ export const MemoryStatusSchema = z.object({
   scopes: z.array(
     z.object({
       scope: MemoryScopeSchema,
+      /** Project memory of a multi-root workspace: one row per folder, named here. */
+      folder: z.string().optional(),
       count: z.number().int(),
       cap: z.number().int(),
       /** False when the scope failed to load: it is left out, never indexed as empty. */
@@ -166,6 +172,8 @@ export const RememberParamsSchema = z
     identity: z.string().max(200).optional(),
     /** Required for scope 'session'; for agent writes, the session that wrote it. */
     sessionKey: z.string().max(200).optional(),
+    /** Project memory of a multi-root workspace: the folder (by name) whose memory.jsonl stores it; default the first. */
+    folder: FolderName.optional(),
     expiresAt: z.string().datetime().optional(),
   })
   .strict();
@@ -174,6 +182,8 @@ export type RememberParams = z.input<typeof RememberParamsSchema>;
 export const MemoryListParamsSchema = z
   .object({
     scope: MemoryScopeSchema.optional(),
+    /** Project entries of this folder only (by name). */
+    folder: FolderName.optional(),
     type: MemoryTypeSchema.optional(),
     trust: TrustStateSchema.optional(),
     flagged: z.boolean().optional(),
@@ -215,15 +225,17 @@ export type ConsolidateParams = z.infer<typeof ConsolidateParamsSchema>;
 export const ForgetPlanSchema = z.object({ deleted: z.array(z.string()), restored: z.array(z.string()) });
 export type ForgetPlan = z.infer<typeof ForgetPlanSchema>;
 
-export const ForgetScopeParamsSchema = z.object({ scope: MemoryScopeSchema, sessionKey: z.string().max(200).optional() }).strict();
+/** Project memory: `folder` forgets that folder's only; without it, every folder's. */
+export const ForgetScopeParamsSchema = z.object({ scope: MemoryScopeSchema, sessionKey: z.string().max(200).optional(), folder: FolderName.optional() }).strict();
 export type ForgetScopeParams = z.infer<typeof ForgetScopeParamsSchema>;
 
 export const MarkMemoryReviewedParamsSchema = z.object({ id: Id, revision: z.string().min(1).max(100) }).strict();
 export type MarkMemoryReviewedParams = z.infer<typeof MarkMemoryReviewedParamsSchema>;
 
-export const ExportParamsSchema = z.object({ scope: MemoryScopeSchema, format: z.enum(['json', 'markdown']) }).strict();
+/** Project memory: `folder` names the folder (default the first). */
+export const ExportParamsSchema = z.object({ scope: MemoryScopeSchema, format: z.enum(['json', 'markdown']), folder: FolderName.optional() }).strict();
 export type ExportParams = z.infer<typeof ExportParamsSchema>;
-export const ImportParamsSchema = z.object({ scope: MemoryScopeSchema, format: z.enum(['json', 'markdown']), text: z.string().max(5_000_000) }).strict();
+export const ImportParamsSchema = z.object({ scope: MemoryScopeSchema, format: z.enum(['json', 'markdown']), text: z.string().max(5_000_000), folder: FolderName.optional() }).strict();
 export type ImportParams = z.infer<typeof ImportParamsSchema>;
 export const ImportResultSchema = z.object({ imported: z.number().int(), flagged: z.number().int(), skipped: z.array(z.string()) });
 export type ImportResult = z.infer<typeof ImportResultSchema>;
@@ -275,6 +287,8 @@ export const DistillSubmitParamsSchema = z
     proposals: z.array(DistilledProposalSchema).max(DISTILL_MAX_PROPOSALS),
     /** Where `new` proposals go. Default: personal for preferences, project for the rest. Updates and conflicts go to their target's scope. */
     scope: z.enum(['project', 'personal']).optional(),
+    /** Where `new` project proposals go in a multi-root workspace (by folder name); default the first folder. */
+    folder: FolderName.optional(),
   })
   .strict();
 export type DistillSubmitParams = z.input<typeof DistillSubmitParamsSchema>;

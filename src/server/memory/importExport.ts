@@ -12,10 +12,11 @@ import { isActive, newId, type MemoryState } from './memoryState';
 import { findSecret } from './secrets';
 import { isAged, judge, toView } from './visibility';
 
-export async function exportScope(st: MemoryState, scope: MemoryScope, format: 'json' | 'markdown'): Promise<string> {
+/** Exports one file of `scope`: project memory of the folder named `folder` (default the first). */
+export async function exportScope(st: MemoryState, scope: MemoryScope, format: 'json' | 'markdown', folder?: string): Promise<string> {
+  const s = st.target(scope, folder);
   if (!st.config.on) return format === 'json' ? '[]\n' : '';
   await st.refresh();
-  const s = st.scopes[scope];
   if (!s.loaded) throw new MemoryError('scope-unavailable', s.error ?? `The ${scope} memory is not loaded.`);
   if (format === 'json') return exportJson(s.entries);
   // Markdown is what agents read: only what any session may see (approved, unflagged, active, unaged).
@@ -29,9 +30,10 @@ export async function exportScope(st: MemoryState, scope: MemoryScope, format: '
  * starts pending and is scanned; obvious secrets and exact duplicates are skipped (listed). Malformed
  * input, or more than the scope can hold, imports nothing.
  */
-export async function importScope(st: MemoryState, scope: MemoryScope, format: 'json' | 'markdown', text: string, opts: { identity?: string }): Promise<ImportResult> {
+export async function importScope(st: MemoryState, scope: MemoryScope, format: 'json' | 'markdown', text: string, opts: { identity?: string; folder?: string }): Promise<ImportResult> {
   st.assertWritable();
   if (scope === 'session') throw new MemoryError('invalid', 'Import into the project or personal memory; session memory belongs to one chat session.');
+  const store = st.target(scope, opts.folder);
   const candidates: ImportCandidate[] = format === 'json' ? parseJsonImport(text) : parseMarkdownImport(text);
   const at = st.now().toISOString();
   const identity = opts.identity ?? currentUser();
@@ -62,7 +64,7 @@ export async function importScope(st: MemoryState, scope: MemoryScope, format: '
       wrongFlags: [],
     });
   }
-  const added = await st.mutate(scope, (entries) => {
+  const added = await st.mutate(store, (entries) => {
     const present = new Set(entries.filter(isActive).map((e) => e.revision));
     const keep: StoredEntry[] = [];
     for (const e of fresh) {

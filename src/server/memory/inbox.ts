@@ -28,7 +28,7 @@ import { currentUser } from '../review/reviewStore';
 import { MemoryError } from './errors';
 import { superseded } from './lifecycle';
 import { computeRevision, isPendingProposal, isRejected, normalizeTags, proposalOf, type StoredEntry } from './memoryEntry';
-import { isActive, zodToMemoryError, type MemoryState } from './memoryState';
+import { isActive, zodToMemoryError, type MemoryState, type ScopeState } from './memoryState';
 import { refuseSecrets } from './secrets';
 import { fieldDiffs } from './textDiff';
 import { judge, toView, viewNow } from './visibility';
@@ -57,7 +57,8 @@ export function itemView(st: MemoryState, e: StoredEntry, now: number): InboxIte
   const entry = toView(st, e, now);
   const p = proposalOf(e);
   if (!p || p.kind === 'new' || !p.target) return { origin: originOf(e), entry };
-  const t = st.scopes[e.scope].loaded ? st.scopes[e.scope].byId.get(p.target) : undefined;
+  const home = st.storeOf(e);
+  const t = home.loaded ? home.byId.get(p.target) : undefined;
   if (!t) return { origin: 'proposal', entry, target: null };
   return { origin: 'proposal', entry, target: toView(st, t, now), diff: fieldDiffs(t, e), targetChanged: p.targetRevision !== undefined && p.targetRevision !== t.revision };
 }
@@ -146,17 +147,18 @@ async function bulk(st: MemoryState, ids: readonly string[], step: (e: StoredEnt
   st.assertWritable();
   await st.refresh();
   const out: BulkOutcome = { done: [], refused: [] };
-  const byScope = new Map<MemoryScope, string[]>();
+  const byStore = new Map<ScopeState, string[]>();
   for (const id of new Set(ids)) {
     const e = st.find(id);
     if (!e) {
       out.refused.push({ id, reason: 'not-found', message: `No memory entry has the id ${id}. It may have been forgotten, or its scope is not loaded.` });
       continue;
     }
-    byScope.set(e.scope, [...(byScope.get(e.scope) ?? []), id]);
+    const store = st.storeOf(e);
+    byStore.set(store, [...(byStore.get(store) ?? []), id]);
   }
-  for (const [scope, scopeIds] of byScope) {
-    const result = await st.mutate(scope, (entries) => {
+  for (const [store, scopeIds] of byStore) {
+    const result = await st.mutate(store, (entries) => {
       const map = new Map(entries.map((e) => [e.id, e]));
       const upserts = new Map<string, StoredEntry>();
       const done: StoredEntry[] = [];
@@ -223,7 +225,7 @@ export async function approveItems(st: MemoryState, ids: readonly string[], by?:
     const p = proposalOf(e);
     const target = p && p.kind !== 'new' && p.target ? map.get(p.target) : undefined;
     const live = target !== undefined && isActive(target);
-    const group = `${e.scope}\u0000${e.scope === 'session' ? (e.sessionKey ?? '') : ''}`;
+    const group = `${st.storeOf(e).key}\u0000${e.scope === 'session' ? (e.sessionKey ?? '') : ''}`;
     const active = counts.get(group) ?? activeCount(entries, e.scope, e.sessionKey);
     const cap = st.config.caps[e.scope];
     if (active + 1 - (live ? 1 : 0) > cap) {
@@ -265,7 +267,7 @@ export async function approveEdited(st: MemoryState, params: InboxApproveEditedP
   const tags = p.edits.tags ? normalizeTags(p.edits.tags) : undefined;
   refuseSecrets({ ...(p.edits.title !== undefined ? { title: p.edits.title } : {}), ...(p.edits.body !== undefined ? { body: p.edits.body } : {}), ...(tags ? { tags } : {}) });
   const at = st.now().toISOString();
-  const edited = await st.mutate(found.scope, (entries) => {
+  const edited = await st.mutate(st.storeOf(found), (entries) => {
     const e = entries.find((x) => x.id === p.id);
     if (!e) throw new MemoryError('not-found', `No memory entry has the id ${p.id}.`);
     assertWaiting(e);
@@ -313,8 +315,8 @@ export async function mergeItem(st: MemoryState, params: InboxMergeParams): Prom
   const tags = normalizeTags([...into.tags, ...src.tags]).slice(0, 20);
   refuseSecrets({ title, body, tags });
   const at = st.now().toISOString();
-  const sameScope = into.scope === src.scope;
-  const merged = await st.mutate(into.scope, (entries) => {
+  const sameScope = st.storeOf(into) === st.storeOf(src);
+  const merged = await st.mutate(st.storeOf(into), (entries) => {
     const e = entries.find((x) => x.id === into.id);
     const s = sameScope ? entries.find((x) => x.id === src.id) : src;
     if (!e || !s) throw new MemoryError('not-found', 'The entry or the item was forgotten meanwhile; nothing was merged.');
@@ -323,7 +325,7 @@ export async function mergeItem(st: MemoryState, params: InboxMergeParams): Prom
     return { result: next, upserts: sameScope ? [next, { ...s, consolidatedInto: e.id, updatedAt: at }] : [next] };
   });
   if (!sameScope) {
-    await st.mutate(src.scope, () => ({ result: undefined, deletes: [src.id] }));
+    await st.mutate(st.storeOf(src), () => ({ result: undefined, deletes: [src.id] }));
     await st.audit.append({ at, action: 'merge', scope: src.scope, by: currentUser(), target: src.id, deleted: [src.id], restored: [], counts: { deleted: 1, restored: 0 } });
   }
   return viewNow(st, merged);

@@ -32,18 +32,20 @@ export function layerOf(e: StoredEntry, sessionKey: string | undefined): 0 | 1 |
   return 0;
 }
 
-/** One line of the index: `[type] title (id …)` plus marks. Control characters become spaces. */
-export function indexLine(e: StoredEntry): string {
+/** One line of the index: `[type] title (id …)` plus marks. Control characters become spaces. `folder`: a multi-root workspace's folder of a project entry. */
+export function indexLine(e: StoredEntry, folder?: string): string {
   // eslint-disable-next-line no-control-regex -- control characters are exactly what must not reach the line
   const title = e.title.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ').trim();
   const marks: string[] = [];
   if (e.confidence < LOW_CONFIDENCE) marks.push('low confidence');
   if (e.trust.state === 'pending') marks.push('not yet approved');
-  return `[${e.type}] ${title} (id ${e.id})${marks.length > 0 ? ` — ${marks.join(', ')}` : ''}`;
+  // eslint-disable-next-line no-control-regex -- a folder name is text too
+  const where = folder !== undefined ? `, folder ${folder.replace(/[\u0000-\u001f\u007f\u2028\u2029()]+/g, ' ').trim()}` : '';
+  return `[${e.type}] ${title} (id ${e.id}${where})${marks.length > 0 ? ` — ${marks.join(', ')}` : ''}`;
 }
 
 /** `visible` must come in store order (createdAt, then id); each layer keeps it. */
-export function buildLayeredIndex(visible: Iterable<StoredEntry>, sessionKey: string | undefined): MemoryIndexEntry[] {
+export function buildLayeredIndex(visible: Iterable<StoredEntry>, sessionKey: string | undefined, folderOf: (e: StoredEntry) => string | undefined = () => undefined): MemoryIndexEntry[] {
   // Layer 3 in two parts: the approved ones first, then the session's own unapproved ones.
   const layers: StoredEntry[][] = [[], [], [], [], [], [], []];
   for (const e of visible) {
@@ -54,7 +56,7 @@ export function buildLayeredIndex(visible: Iterable<StoredEntry>, sessionKey: st
   }
   const out: MemoryIndexEntry[] = [];
   for (const layer of layers) {
-    for (const e of layer) out.push({ id: e.id, revision: e.revision, line: indexLine(e) });
+    for (const e of layer) out.push({ id: e.id, revision: e.revision, line: indexLine(e, folderOf(e)) });
   }
   return out;
 }

@@ -6,7 +6,7 @@ import { ConsolidateParamsSchema, type ConsolidateParams, type ForgetPlan, type 
 import { currentUser } from '../review/reviewStore';
 import { MemoryError } from './errors';
 import { computeRevision, normalizeTags, type StoredEntry } from './memoryEntry';
-import { isActive, newId, zodToMemoryError, type MemoryState } from './memoryState';
+import { isActive, newId, searchKey, zodToMemoryError, type MemoryState, type ScopeState } from './memoryState';
 import { refuseSecrets } from './secrets';
 import { judge, viewNow } from './visibility';
 
@@ -24,14 +24,14 @@ export function capCheck(st: MemoryState, scope: MemoryScope, entries: readonly 
 
 /** Active entries of the same scope (and session) that `entry` restates: same title, or near-duplicate text. */
 export function supersedeTargets(st: MemoryState, entry: StoredEntry, entries: readonly StoredEntry[]): StoredEntry[] {
-  const s = st.scopes[entry.scope];
+  const s = st.storeOf(entry);
   const sameGroup = (e: StoredEntry) => e.id !== entry.id && isActive(e) && (entry.scope !== 'session' || e.sessionKey === entry.sessionKey);
   const out = new Map<string, StoredEntry>();
   const title = entry.title.toLowerCase();
   for (const e of entries) if (e.title.length === entry.title.length && sameGroup(e) && e.title.toLowerCase() === title) out.set(e.id, e);
   const threshold = st.config.supersedeThreshold;
   if (threshold < 1) {
-    const prefix = `${entry.scope}\u0000`;
+    const prefix = searchKey(s, '');
     for (const hit of st.wordsIndex.nearDuplicates(st.gramsOf(entry).words, threshold, (key) => {
       if (!key.startsWith(prefix)) return false;
       const e = s.byId.get(key.slice(prefix.length));
@@ -59,11 +59,11 @@ export async function consolidate(st: MemoryState, params: ConsolidateParams, by
   const at = st.now().toISOString();
   const human = (by.source ?? 'human') === 'human';
   const identity = by.identity ?? (human ? currentUser() : 'agent');
-  const merged = await st.mutate(first.scope, (entries) => {
+  const merged = await st.mutate(st.storeOf(first), (entries) => {
     const map = new Map(entries.map((e) => [e.id, e]));
     const sources = ids.map((id) => {
       const e = map.get(id);
-      if (!e) throw new MemoryError('not-found', `No ${first.scope} memory entry has the id ${id}; entries can only be consolidated within one scope.`);
+      if (!e) throw new MemoryError('not-found', `No ${first.scope} memory entry has the id ${id}; entries can only be consolidated within one scope${st.multiFolder && first.scope === 'project' ? ' (and one folder)' : ''}.`);
       if (e.consolidatedInto) throw new MemoryError('invalid', `"${e.title}" (${id}) is already consolidated into ${e.consolidatedInto}.`);
       if (first.scope === 'session' && e.sessionKey !== first.sessionKey) throw new MemoryError('invalid', 'Session entries can only be consolidated within one session.');
       return e;
@@ -123,7 +123,7 @@ export function planForget(entries: readonly StoredEntry[], id: string): ForgetP
 export async function forgetPreview(st: MemoryState, id: string): Promise<ForgetPlan> {
   st.assertWritable();
   const e = await st.findOrThrow(id);
-  return planForget(st.scopes[e.scope].entries, id);
+  return planForget(st.storeOf(e).entries, id);
 }
 
 /**
@@ -156,7 +156,7 @@ export async function forgetFlagged(st: MemoryState, id: string): Promise<Forget
 async function forgetWith(st: MemoryState, id: string, action: 'forget' | 'forget-flagged', planFor: (entries: readonly StoredEntry[], id: string) => ForgetPlan, check?: (e: StoredEntry) => void): Promise<ForgetPlan> {
   const found = await st.findOrThrow(id);
   const at = st.now().toISOString();
-  const plan = await st.mutate(found.scope, (entries) => {
+  const plan = await st.mutate(st.storeOf(found), (entries) => {
     const target = entries.find((x) => x.id === id);
     if (!target) throw new MemoryError('not-found', `No memory entry has the id ${id}.`);
     check?.(target);
@@ -187,12 +187,12 @@ async function forgetWith(st: MemoryState, id: string, action: 'forget' | 'forge
  */
 async function forgetProposalsOf(st: MemoryState, keys: ReadonlySet<string>, by: string, at: string): Promise<number> {
   let n = 0;
-  for (const scope of ['project', 'personal'] as const) {
-    const s = st.scopes[scope];
-    if (!s.file) continue;
+  for (const s of st.stores()) {
+    if (s.scope === 'session' || !s.file) continue;
+    const scope = s.scope;
     let ids: string[];
     try {
-      ids = await st.mutate(scope, (entries) => {
+      ids = await st.mutate(s, (entries) => {
         const gone = new Set(
           entries
             .filter((e) => e.trust.state === 'pending' && e.proposal !== undefined && e.proposal !== null)
@@ -216,12 +216,20 @@ async function forgetProposalsOf(st: MemoryState, keys: ReadonlySet<string>, by:
 
 /**
  * "Forget everything" in a scope (session scope: one session's entries when `sessionKey` is given — and the
- * proposals distilled from that session that no person approved).
+ * proposals distilled from that session that no person approved). Project memory: the folder named `folder`, or
+ * every folder's when none is named.
  */
-export async function forgetScope(st: MemoryState, scope: MemoryScope, sessionKey?: string): Promise<{ deleted: number }> {
+export async function forgetScope(st: MemoryState, scope: MemoryScope, sessionKey?: string, folder?: string): Promise<{ deleted: number }> {
   st.assertWritable();
   const at = st.now().toISOString();
-  const ids = await st.mutate(scope, (entries) => {
+  let ids: string[] = [];
+  for (const store of folder !== undefined ? [st.target(scope, folder)] : st.storesOf(scope)) ids = ids.concat(await forgetStore(st, store, scope, sessionKey, at));
+  const proposals = scope === 'session' && sessionKey !== undefined ? await forgetProposalsOf(st, new Set([sessionKey]), currentUser(), at) : 0;
+  return { deleted: ids.length + proposals };
+}
+
+async function forgetStore(st: MemoryState, store: ScopeState, scope: MemoryScope, sessionKey: string | undefined, at: string): Promise<string[]> {
+  const ids = await st.mutate(store, (entries) => {
     const doomed = entries.filter((e) => scope !== 'session' || sessionKey === undefined || e.sessionKey === sessionKey);
     const gone = new Set(doomed.map((e) => e.id));
     // Links from survivors into the deleted set are cleared (only possible within one session's entries).
@@ -236,8 +244,7 @@ export async function forgetScope(st: MemoryState, scope: MemoryScope, sessionKe
     return { result: doomed.map((e) => e.id), upserts, deletes: gone };
   });
   await st.audit.append({ at, action: 'forget-scope', scope, by: currentUser(), ...(sessionKey ? { sessionKey } : {}), deleted: ids, restored: [], counts: { deleted: ids.length, restored: 0 } });
-  const proposals = scope === 'session' && sessionKey !== undefined ? await forgetProposalsOf(st, new Set([sessionKey]), currentUser(), at) : 0;
-  return { deleted: ids.length + proposals };
+  return ids;
 }
 
 /**

@@ -33,7 +33,7 @@ import { exportScope, importScope } from './importExport';
 import { syncPersonal } from './personalSync';
 import { consolidate, forget, forgetFlagged, forgetPreview, forgetScope, forgetSessions, planForget } from './lifecycle';
 import type { StoredEntry } from './memoryEntry';
-import { MemoryState, zodToMemoryError, type MemoryServiceDeps } from './memoryState';
+import { MemoryState, zodToMemoryError, type MemoryServiceDeps, type ProjectFolder } from './memoryState';
 import { indexFor, list, listFlagged, read, recall } from './recall';
 import { findingsOf } from './visibility';
 import { approve, flagWrong, markReviewed, remember, update } from './writing';
@@ -41,7 +41,7 @@ import { approveEdited, approveItems, inbox, inboxCounts, mergeItem, rejectItems
 import { submitDistilled } from './proposals';
 
 export { MemoryError, MEMORY_ERROR_CODE } from './errors';
-export { SCOPES, memoryPaths, type MemoryServiceDeps } from './memoryState';
+export { SCOPES, memoryPaths, type MemoryServiceDeps, type ProjectFolder } from './memoryState';
 export { RECALL_SCORE_THRESHOLD } from './recall';
 
 /**
@@ -111,6 +111,15 @@ export class MemoryService {
   /** A file changed on disk (a git pull, another window): read it again and judge every entry again. */
   reload(scope?: MemoryScope): Promise<MemoryStatus> {
     return this.state.reload(scope);
+  }
+
+  /**
+   * The workspace's folders changed: each folder's `.knowledge/memory.jsonl` is project memory (read on the next
+   * request; a removed folder's entries leave every view). Answers the status as it is now.
+   */
+  setFolders(folders: readonly ProjectFolder[]): Promise<MemoryStatus> {
+    this.state.setFolders(folders);
+    return this.state.status();
   }
 
   // ---- reads (recall.ts) -------------------------------------------------------------------------------
@@ -253,9 +262,9 @@ export class MemoryService {
     return forgetFlagged(this.state, id);
   }
 
-  /** "Forget everything" in a scope (session scope: one session's entries when `sessionKey` is given). */
-  forgetScope(scope: MemoryScope, sessionKey?: string): Promise<{ deleted: number }> {
-    return forgetScope(this.state, scope, sessionKey);
+  /** "Forget everything" in a scope (session scope: one session's entries when `sessionKey` is given; project: one folder's when `folder` is, else every folder's). */
+  forgetScope(scope: MemoryScope, sessionKey?: string, folder?: string): Promise<{ deleted: number }> {
+    return forgetScope(this.state, scope, sessionKey, folder);
   }
 
   /** Retention: the session-scope entries of these pruned sessions go (also while memory is off). Answers how many. */
@@ -265,12 +274,13 @@ export class MemoryService {
 
   // ---- export and import (importExport.ts) -------------------------------------------------------------
 
-  exportScope(scope: MemoryScope, format: 'json' | 'markdown'): Promise<string> {
-    return exportScope(this.state, scope, format);
+  /** Project memory: the folder named `folder` (default the first). */
+  exportScope(scope: MemoryScope, format: 'json' | 'markdown', folder?: string): Promise<string> {
+    return exportScope(this.state, scope, format, folder);
   }
 
   /** Imports JSON as exported, or Markdown as agents read it: each entry pending, scanned, provenance `import`. */
-  importScope(scope: MemoryScope, format: 'json' | 'markdown', text: string, opts: { identity?: string } = {}): Promise<ImportResult> {
+  importScope(scope: MemoryScope, format: 'json' | 'markdown', text: string, opts: { identity?: string; folder?: string } = {}): Promise<ImportResult> {
     return importScope(this.state, scope, format, text, opts);
   }
 

@@ -2,7 +2,7 @@
  * Owns the memory service's shared state — the three scopes as loaded, their search indexes, the judgement
  * caches, configuration and status — and the plumbing every read and write goes through (refresh, find, mutate).
  */
-import { join, dirname } from 'node:path';
+import { basename, join, dirname } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
 import { MemoryConfigSchema, type MemoryConfig, type MemoryFinding, type MemoryScope, type MemoryStatus } from '../../shared/memorySchemas';
@@ -18,10 +18,25 @@ import { compareEntries, isPendingProposal, isRejected, type StoredEntry } from 
 import { TokenIndex, trigrams, wordSet } from './similarity';
 import { VerdictStore } from '../threat/verdictStore';
 
+/** One workspace folder's project memory: `<path>/.knowledge/memory.jsonl`, judged against that folder's reviews. */
+export interface ProjectFolder {
+  /** The workspace's name for the folder (shown on its entries when the workspace has several). */
+  name: string;
+  path: string;
+  reviews: ReviewStore | null;
+}
+
 export interface MemoryServiceDeps {
+  /** The workspace's first folder: it names the per-workspace folder of session memory (null: no folder open). */
   workspaceFolder: string | null;
+  /**
+   * Every folder whose `.knowledge/memory.jsonl` is project memory, in workspace order. Absent: `workspaceFolder`
+   * alone (with `reviews`). Changed at run time with `MemoryService.setFolders`.
+   */
+  projectFolders?: readonly ProjectFolder[];
   globalStoragePath: string;
   scan: (text: string) => readonly ThreatFinding[];
+  /** The first folder's reviews: personal and session entries are reviewed there (project entries in their own folder). */
   reviews: ReviewStore | null;
   onProblem?: (p: StoreProblem) => void;
   /** A later load of `path` was clean (or readable again): the problems reported for it earlier no longer hold. */
@@ -53,8 +68,13 @@ export function memoryPaths(workspaceFolder: string | null, globalStoragePath: s
   };
 }
 
+/** One memory file as loaded: the personal one, the session one, or one folder's project file. */
 export interface ScopeState {
+  /** `personal`, `session`, or `project` + U+0001 + the folder's path: unique per file. */
+  key: string;
   scope: MemoryScope;
+  /** Project memory: the folder it belongs to. */
+  folder?: ProjectFolder;
   file: JsonlScopeFile | null;
   loaded: boolean;
   error?: string;
@@ -62,7 +82,10 @@ export interface ScopeState {
   byId: Map<string, StoredEntry>;
 }
 
-export const searchKey = (e: { scope: MemoryScope; id: string }) => `${e.scope}\u0000${e.id}`;
+/** The search indexes' key of an entry of `store`. */
+export const searchKey = (store: ScopeState, id: string) => `${store.key}\u0000${id}`;
+
+const NO_FOLDER = 'No folder is open: project memory lives in the workspace (.knowledge/memory.jsonl).';
 
 export function zodToMemoryError<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   const parsed = schema.safeParse(value ?? {});
@@ -97,7 +120,15 @@ function mergeSorted(lists: readonly (readonly StoredEntry[])[]): StoredEntry[] 
 
 export class MemoryState {
   config: MemoryConfig = MemoryConfigSchema.parse({ on: false });
-  readonly scopes: Record<MemoryScope, ScopeState>;
+  /** One per workspace folder, in workspace order (none without a folder: then `noProject` stands in). */
+  private projects: ScopeState[] = [];
+  private readonly noProject: ScopeState;
+  private readonly personal: ScopeState;
+  private readonly session: ScopeState;
+  /** Which file each loaded (or being written) entry belongs to. */
+  private storeByEntry = new WeakMap<StoredEntry, ScopeState>();
+  /** The store a mutation's plan runs against: a new entry made inside the plan belongs to it. */
+  private mutating: ScopeState | null = null;
   /** Trigrams of title, body and tags: recall candidates. */
   private readonly searchIndex = new TokenIndex();
   /** Words of title and body: near-duplicates (supersede). */
@@ -120,20 +151,109 @@ export class MemoryState {
   constructor(readonly deps: MemoryServiceDeps) {
     this.now = deps.now ?? (() => new Date());
     const paths = memoryPaths(deps.workspaceFolder, deps.globalStoragePath);
-    const state = (scope: MemoryScope): ScopeState => {
-      const path = paths[scope];
-      return {
-        scope,
-        file: path ? this.scopeFile(scope, path) : null,
-        loaded: path !== null,
-        ...(path ? {} : { error: 'No folder is open: project memory lives in the workspace (.knowledge/memory.jsonl).' }),
-        entries: [],
-        byId: new Map(),
-      };
-    };
-    this.scopes = { project: state('project'), personal: state('personal'), session: state('session') };
+    this.noProject = { key: 'project', scope: 'project', file: null, loaded: false, error: NO_FOLDER, entries: [], byId: new Map() };
+    this.personal = this.newStore('personal', 'personal', paths.personal!);
+    this.session = this.newStore('session', 'session', paths.session!);
+    const folders = deps.projectFolders ?? (deps.workspaceFolder ? [{ name: basename(deps.workspaceFolder), path: deps.workspaceFolder, reviews: deps.reviews }] : []);
+    this.projects = folders.map((f) => this.projectStoreFor(f));
     this.audit = new AuditLog(join(deps.globalStoragePath, 'memory', 'audit.jsonl'));
     this.verdicts = deps.verdictsPath ? new VerdictStore<MemoryFinding>(deps.verdictsPath, (m) => deps.log?.(m)) : null;
+  }
+
+  private newStore(key: string, scope: MemoryScope, path: string, folder?: ProjectFolder): ScopeState {
+    return { key, scope, ...(folder ? { folder } : {}), file: this.scopeFile(scope, path), loaded: true, entries: [], byId: new Map() };
+  }
+
+  private projectStoreFor(folder: ProjectFolder): ScopeState {
+    return this.newStore(`project\u0001${folder.path}`, 'project', join(folder.path, '.knowledge', 'memory.jsonl'), folder);
+  }
+
+  /** The personal and session stores, and the first folder's project store (or the "no folder" placeholder). */
+  get scopes(): Record<MemoryScope, ScopeState> {
+    return { project: this.projects[0] ?? this.noProject, personal: this.personal, session: this.session };
+  }
+
+  /** Every store: each folder's project memory (or the placeholder), personal, session. */
+  stores(): readonly ScopeState[] {
+    return [...(this.projects.length > 0 ? this.projects : [this.noProject]), this.personal, this.session];
+  }
+
+  /** The stores of one scope (several for project memory in a multi-root workspace). */
+  storesOf(scope: MemoryScope): readonly ScopeState[] {
+    return scope === 'project' ? (this.projects.length > 0 ? this.projects : [this.noProject]) : [scope === 'personal' ? this.personal : this.session];
+  }
+
+  /** More than one folder: project entries carry their folder's name. */
+  get multiFolder(): boolean {
+    return this.projects.length > 1;
+  }
+
+  /**
+   * The store a write of `scope` goes to: for project memory the folder named `folder` (the first folder when
+   * none is named). An unknown folder name is refused with the names there are.
+   */
+  target(scope: MemoryScope, folder?: string): ScopeState {
+    if (folder !== undefined && scope !== 'project') throw new MemoryError('invalid', `Only project memory belongs to a folder; ${scope} memory has none (leave out "folder").`);
+    if (scope !== 'project') return this.storesOf(scope)[0]!;
+    if (folder === undefined) return this.scopes.project;
+    const named = this.projects.find((s) => s.folder?.name === folder);
+    if (!named) throw new MemoryError('invalid', `No workspace folder is named "${folder}". The folders are: ${this.projects.map((s) => s.folder!.name).join(', ') || '(none)'}.`);
+    return named;
+  }
+
+  /** The store `e` belongs to (a project entry: its folder's). */
+  storeOf(e: StoredEntry): ScopeState {
+    if (e.scope !== 'project') return e.scope === 'personal' ? this.personal : this.session;
+    const known = this.storeByEntry.get(e);
+    if (known) return known;
+    if (this.mutating?.scope === 'project') return this.mutating;
+    return this.projects.find((s) => s.byId.get(e.id) === e) ?? this.projects.find((s) => s.byId.has(e.id)) ?? this.scopes.project;
+  }
+
+  /** Says that `e` (made outside a mutation's plan) belongs to `store`. */
+  place(e: StoredEntry, store: ScopeState): void {
+    this.storeByEntry.set(e, store);
+  }
+
+  /** The folder name shown on `e`: project entries of a multi-root workspace only. */
+  folderOf(e: StoredEntry): string | undefined {
+    return e.scope === 'project' && this.multiFolder ? this.storeOf(e).folder?.name : undefined;
+  }
+
+  /** Where a person's review of `e` is kept: a project entry's folder; the first folder for the rest. */
+  reviewsOf(e: StoredEntry): ReviewStore | null {
+    return e.scope === 'project' ? (this.storeOf(e).folder?.reviews ?? null) : (this.projects[0]?.folder?.reviews ?? this.deps.reviews);
+  }
+
+  /** The entry under a search-index key. */
+  byKey(key: string): StoredEntry | undefined {
+    const cut = key.indexOf('\u0000');
+    const storeKey = key.slice(0, cut);
+    const s = this.stores().find((x) => x.key === storeKey);
+    return s?.loaded ? s.byId.get(key.slice(cut + 1)) : undefined;
+  }
+
+  /**
+   * Folders added to or removed from the workspace: a folder that stays keeps its loaded file (and takes its new
+   * name); a new one is read on the next refresh; a removed one leaves every index.
+   */
+  setFolders(folders: readonly ProjectFolder[]): void {
+    const old = new Map(this.projects.map((s) => [s.folder!.path, s]));
+    const next = folders.map((f) => {
+      const kept = old.get(f.path);
+      if (!kept) return this.projectStoreFor(f);
+      old.delete(f.path);
+      kept.folder = f;
+      return kept;
+    });
+    for (const gone of old.values()) {
+      for (const e of gone.byId.values()) {
+        if (this.searchBuilt) this.unindex(gone, e);
+        this.grams.delete(e.revision);
+      }
+    }
+    this.projects = next;
+    this.ordered = null;
   }
 
   /** Trigrams of title, body and tags: recall candidates (built on first use). */
@@ -151,7 +271,7 @@ export class MemoryState {
   private ensureSearch(): void {
     if (this.searchBuilt) return;
     this.searchBuilt = true;
-    for (const scope of SCOPES) for (const e of this.scopes[scope].byId.values()) this.index(e);
+    for (const s of this.stores()) for (const e of s.byId.values()) this.index(s, e);
   }
 
   /** Loads the persisted verdicts once (before the first judgement), so a restart with nothing changed judges nothing. */
@@ -169,8 +289,8 @@ export class MemoryState {
     if (!this.verdicts || !this.verdictsDirty) return;
     this.verdictsDirty = false;
     const out: [string, MemoryFinding[]][] = [];
-    for (const scope of SCOPES) {
-      for (const e of this.scopes[scope].byId.values()) {
+    for (const s of this.stores()) {
+      for (const e of s.byId.values()) {
         const v = this.judged.get(e.revision);
         if (v) out.push([e.revision, v]);
       }
@@ -198,10 +318,11 @@ export class MemoryState {
     return {
       on: this.config.on,
       readonly: this.config.readonly,
-      scopes: SCOPES.map((scope) => {
-        const s = this.scopes[scope];
+      scopes: this.stores().map((s) => {
+        const scope = s.scope;
         return {
           scope,
+          ...(s.folder && this.multiFolder ? { folder: s.folder.name } : {}),
           count: s.entries.filter(isActive).length,
           cap: this.config.caps[scope],
           loaded: s.loaded,
@@ -218,7 +339,7 @@ export class MemoryState {
     this.judged.clear();
     this.verdictsDirty = true;
     this.judgedByEntry = new WeakMap();
-    for (const s of scope ? [scope] : SCOPES) await this.refreshScope(s, true);
+    for (const s of scope ? this.storesOf(scope) : this.stores()) await this.refreshScope(s, true);
     return this.status();
   }
 
@@ -227,11 +348,10 @@ export class MemoryState {
   /** Brings every scope up to date with its file (a stat each when nothing changed). */
   async refresh(): Promise<void> {
     await this.loadVerdicts();
-    for (const scope of SCOPES) await this.refreshScope(scope, false);
+    for (const s of this.stores()) await this.refreshScope(s, false);
   }
 
-  private async refreshScope(scope: MemoryScope, force: boolean): Promise<void> {
-    const s = this.scopes[scope];
+  private async refreshScope(s: ScopeState, force: boolean): Promise<void> {
     if (!s.file) return;
     try {
       const snap = await s.file.read(force || !s.loaded);
@@ -239,30 +359,30 @@ export class MemoryState {
         s.loaded = true;
         delete s.error;
       }
-      this.apply(scope, snap.entries);
+      this.apply(s, snap.entries);
     } catch (err) {
       if (!ScopeUnreadableError.is(err)) throw err;
       const first = s.loaded || s.error !== err.message;
       s.loaded = false;
       s.error = err.message;
-      this.apply(scope, []);
-      if (first) this.deps.onProblem?.({ source: `memory:${scope}`, path: s.file.path, message: err.message, at: this.now().toISOString() });
+      this.apply(s, []);
+      if (first) this.deps.onProblem?.({ source: `memory:${s.scope}`, path: s.file.path, message: err.message, at: this.now().toISOString() });
     }
   }
 
   /** Makes `entries` the scope's current content, updating the search index for what changed. */
-  private apply(scope: MemoryScope, entries: readonly StoredEntry[]): void {
-    const s = this.scopes[scope];
+  private apply(s: ScopeState, entries: readonly StoredEntry[]): void {
     if (s.entries === entries) return;
     const next = new Map<string, StoredEntry>();
     for (const e of entries) {
       next.set(e.id, e);
+      this.storeByEntry.set(e, s);
       const old = s.byId.get(e.id);
-      if (this.searchBuilt && old !== e && (!old || old.revision !== e.revision)) this.index(e);
+      if (this.searchBuilt && old !== e && (!old || old.revision !== e.revision)) this.index(s, e);
     }
     for (const [id, old] of s.byId) {
       const now = next.get(id);
-      if (!now && this.searchBuilt) this.unindex(old);
+      if (!now && this.searchBuilt) this.unindex(s, old);
       if (!now || now.revision !== old.revision) this.grams.delete(old.revision);
     }
     s.entries = entries;
@@ -271,19 +391,19 @@ export class MemoryState {
   }
 
   /** As `apply`, when exactly these entries changed since the last apply (our own write). */
-  private applyDelta(scope: MemoryScope, entries: readonly StoredEntry[], upserts: readonly StoredEntry[], deletes: Iterable<string>): void {
-    const s = this.scopes[scope];
+  private applyDelta(s: ScopeState, entries: readonly StoredEntry[], upserts: readonly StoredEntry[], deletes: Iterable<string>): void {
     if (s.entries === entries) return;
     for (const id of deletes) {
       const old = s.byId.get(id);
       if (!old) continue;
       s.byId.delete(id);
-      if (this.searchBuilt) this.unindex(old);
+      if (this.searchBuilt) this.unindex(s, old);
     }
     for (const u of upserts) {
       const old = s.byId.get(u.id);
       s.byId.set(u.id, u);
-      if (this.searchBuilt && (!old || old.revision !== u.revision)) this.index(u);
+      this.storeByEntry.set(u, s);
+      if (this.searchBuilt && (!old || old.revision !== u.revision)) this.index(s, u);
     }
     s.entries = entries;
     this.ordered = null;
@@ -298,28 +418,27 @@ export class MemoryState {
     return g;
   }
 
-  private index(e: StoredEntry): void {
+  private index(s: ScopeState, e: StoredEntry): void {
     const g = this.gramsOf(e);
-    this.searchIndex.set(searchKey(e), g.trigrams);
-    this.wordsIndexInner.set(searchKey(e), g.words);
+    this.searchIndex.set(searchKey(s, e.id), g.trigrams);
+    this.wordsIndexInner.set(searchKey(s, e.id), g.words);
   }
 
-  private unindex(e: StoredEntry): void {
-    this.searchIndex.remove(searchKey(e));
-    this.wordsIndexInner.remove(searchKey(e));
+  private unindex(s: ScopeState, e: StoredEntry): void {
+    this.searchIndex.remove(searchKey(s, e.id));
+    this.wordsIndexInner.remove(searchKey(s, e.id));
   }
 
   allOrdered(): StoredEntry[] {
     if (!this.ordered) {
-      const lists = SCOPES.map((s) => this.scopes[s]).filter((s) => s.loaded).map((s) => s.entries);
+      const lists = this.stores().filter((s) => s.loaded).map((s) => s.entries);
       this.ordered = mergeSorted(lists);
     }
     return this.ordered;
   }
 
   find(id: string): StoredEntry | undefined {
-    for (const scope of SCOPES) {
-      const s = this.scopes[scope];
+    for (const s of this.stores()) {
       if (!s.loaded) continue;
       const e = s.byId.get(id);
       if (e) return e;
@@ -342,29 +461,38 @@ export class MemoryState {
     if (this.config.readonly) throw new MemoryError('readonly', READONLY_MESSAGE);
   }
 
-  private async writableScope(scope: MemoryScope): Promise<JsonlScopeFile> {
-    const s = this.scopes[scope];
-    if (!s.file) throw new MemoryError('scope-unavailable', s.error ?? `The ${scope} memory is not available.`);
-    await this.refreshScope(scope, false);
-    if (!s.loaded) throw new MemoryError('scope-unavailable', `The ${scope} memory could not be loaded, so nothing was changed: ${s.error ?? 'unknown error'}`);
+  private async writableScope(s: ScopeState): Promise<JsonlScopeFile> {
+    const name = s.folder && this.multiFolder ? `${s.scope} memory of ${s.folder.name}` : `${s.scope} memory`;
+    if (!s.file) throw new MemoryError('scope-unavailable', s.error ?? `The ${name} is not available.`);
+    await this.refreshScope(s, false);
+    if (!s.loaded) throw new MemoryError('scope-unavailable', `The ${name} could not be loaded, so nothing was changed: ${s.error ?? 'unknown error'}`);
     return s.file;
   }
 
-  /** Runs a read-modify-write on one scope and brings the in-memory state up to date. */
-  async mutate<R>(scope: MemoryScope, plan: (entries: readonly StoredEntry[]) => MutationPlan<R>): Promise<R> {
-    const file = await this.writableScope(scope);
+  /**
+   * Runs a read-modify-write on one store (a scope's only file, or one folder's project file: pass a scope for
+   * the first) and brings the in-memory state up to date.
+   */
+  async mutate<R>(target: MemoryScope | ScopeState, plan: (entries: readonly StoredEntry[]) => MutationPlan<R>): Promise<R> {
+    const s = typeof target === 'string' ? this.target(target) : target;
+    const file = await this.writableScope(s);
     try {
       let planned: MutationPlan<R> | undefined;
       const out = await file.mutate((entries) => {
-        this.apply(scope, entries); // the plan may consult the index: keep it in step with the fresh read
-        planned = plan(entries);
+        this.apply(s, entries); // the plan may consult the index: keep it in step with the fresh read
+        this.mutating = s;
+        try {
+          planned = plan(entries);
+        } finally {
+          this.mutating = null;
+        }
         return planned;
       });
-      this.applyDelta(scope, out.entries, planned?.upserts ?? [], planned?.deletes ?? []);
+      this.applyDelta(s, out.entries, planned?.upserts ?? [], planned?.deletes ?? []);
       return out.result;
     } catch (err) {
       if (ScopeUnreadableError.is(err)) {
-        await this.refreshScope(scope, true);
+        await this.refreshScope(s, true);
         throw new MemoryError('scope-unavailable', err.message);
       }
       if (LockTimeoutError.is(err)) throw new MemoryError('scope-unavailable', err.message);

@@ -18,7 +18,7 @@ import { DistillSubmitParamsSchema, type DistillSkip, type DistillSubmitParams, 
 import { MemoryError } from './errors';
 import { itemView } from './inbox';
 import { computeRevision, isPendingProposal, isRejected, normalizeTags, type StoredEntry } from './memoryEntry';
-import { isActive, newId, searchKey, zodToMemoryError, type MemoryState } from './memoryState';
+import { isActive, newId, searchKey, zodToMemoryError, type MemoryState, type ScopeState } from './memoryState';
 import { refuseSecrets } from './secrets';
 import { jaccard, wordSet, words } from './similarity';
 
@@ -45,7 +45,6 @@ function contentWords(text: string): Uint32Array {
 /** Title overlap (content words, negations left out) over which two decisions of opposite polarity conflict. */
 export const CONFLICT_TITLE_SIMILARITY = 0.6;
 
-const NON_SESSION = ['project', 'personal'] as const;
 
 interface Candidate {
   title: string;
@@ -59,28 +58,24 @@ interface Candidate {
 function restated(st: MemoryState, c: Candidate, accept: (e: StoredEntry) => boolean): { entry: StoredEntry; similarity: number }[] {
   const out = new Map<string, { entry: StoredEntry; similarity: number }>();
   const title = c.title.toLowerCase();
-  for (const scope of NON_SESSION) {
-    const s = st.scopes[scope];
+  for (const s of nonSession(st)) {
     if (!s.loaded) continue;
-    for (const e of s.entries) if (e.title.length === c.title.length && e.title.toLowerCase() === title && accept(e)) out.set(searchKey(e), { entry: e, similarity: 1 });
+    for (const e of s.entries) if (e.title.length === c.title.length && e.title.toLowerCase() === title && accept(e)) out.set(searchKey(s, e.id), { entry: e, similarity: 1 });
   }
   const threshold = st.config.supersedeThreshold;
   if (threshold < 1) {
     for (const hit of st.wordsIndex.nearDuplicates(c.words, threshold, (key) => {
-      const e = byKey(st, key);
+      const e = st.byKey(key);
       return e !== undefined && e.scope !== 'session' && accept(e);
     })) {
-      if (!out.has(hit.id)) out.set(hit.id, { entry: byKey(st, hit.id)!, similarity: hit.similarity });
+      if (!out.has(hit.id)) out.set(hit.id, { entry: st.byKey(hit.id)!, similarity: hit.similarity });
     }
   }
   return [...out.values()].sort((a, b) => b.similarity - a.similarity);
 }
 
-function byKey(st: MemoryState, key: string): StoredEntry | undefined {
-  const cut = key.indexOf('\u0000');
-  const s = st.scopes[key.slice(0, cut) as StoredEntry['scope']];
-  return s.loaded ? s.byId.get(key.slice(cut + 1)) : undefined;
-}
+/** The project stores (one per folder) and the personal one. */
+const nonSession = (st: MemoryState): readonly ScopeState[] => st.stores().filter((s) => s.scope !== 'session');
 
 const approvedDecision = (e: StoredEntry): boolean => e.type === 'decision' && e.trust.state === 'approved' && isActive(e) && e.wrongFlags.length === 0;
 
@@ -102,8 +97,7 @@ export function classify(
     const mine = contentWords(c.title);
     const polarity = negated(c.title);
     let best: { e: StoredEntry; sim: number } | undefined;
-    for (const scope of NON_SESSION) {
-      const s = st.scopes[scope];
+    for (const s of nonSession(st)) {
       if (!s.loaded) continue;
       for (const e of s.entries) {
         if (!approvedDecision(e) || negated(e.title) === polarity) continue;
@@ -116,10 +110,14 @@ export function classify(
   return { kind: 'new' };
 }
 
-/** The scope a new proposal goes to: the one asked for, else personal for preferences and project for the rest; personal when no folder is open. */
-function scopeForNew(st: MemoryState, type: StoredEntry['type'], asked: 'project' | 'personal' | undefined): 'project' | 'personal' {
+/**
+ * The store a new proposal goes to: the scope asked for, else personal for preferences and project for the rest
+ * (the folder asked for, else the first); personal when no folder is open.
+ */
+function storeForNew(st: MemoryState, type: StoredEntry['type'], asked: 'project' | 'personal' | undefined, folder: string | undefined): ScopeState {
   const want = asked ?? (type === 'preference' ? 'personal' : 'project');
-  return want === 'project' && !st.scopes.project.file ? 'personal' : want;
+  const store = st.target(want, want === 'project' ? folder : undefined);
+  return store.file ? store : st.target('personal');
 }
 
 /** Stores the model's proposals for `sessionKey` as pending inbox entries; answers them and what was skipped. */
@@ -129,7 +127,8 @@ export async function submitDistilled(st: MemoryState, params: DistillSubmitPara
   await st.refresh();
   const at = st.now().toISOString();
   const skipped: DistillSkip[] = [];
-  const planned: { entry: StoredEntry; words: Uint32Array }[] = [];
+  const planned: { entry: StoredEntry; words: Uint32Array; store: ScopeState }[] = [];
+  if (p.folder !== undefined) st.target('project', p.folder); // an unknown folder is refused before anything is stored
   p.proposals.forEach((d: DistilledProposal, index) => {
     const skip = (reason: DistillSkip['reason'], message: string, id?: string) => skipped.push({ index, title: d.title, reason, message, ...(id ? { id } : {}) });
     if (d.turn > p.turns) return skip('bad-turn', `It quotes turn ${d.turn}, but the conversation has ${p.turns} turn(s).`);
@@ -147,7 +146,8 @@ export async function submitDistilled(st: MemoryState, params: DistillSubmitPara
     if ('skip' in k) {
       return skip(k.skip, k.skip === 'rejected-before' ? 'It restates an item a person rejected; it is not proposed again.' : 'It restates a proposal still waiting in the inbox.', k.id);
     }
-    const scope = k.target ? (k.target.scope as 'project' | 'personal') : scopeForNew(st, d.type, p.scope);
+    const store = k.target ? st.storeOf(k.target) : storeForNew(st, d.type, p.scope, p.folder);
+    const scope = store.scope;
     const distilledFrom = { sessionKey: p.sessionKey, turn: d.turn, model: p.model };
     const entry: StoredEntry = {
       id: newId(),
@@ -167,12 +167,13 @@ export async function submitDistilled(st: MemoryState, params: DistillSubmitPara
       wrongFlags: [],
       proposal: { kind: k.kind, ...(k.target ? { target: k.target.id, targetRevision: k.target.revision } : {}), rationale: d.rationale, distilledFrom },
     };
-    planned.push({ entry, words: c.words });
+    st.place(entry, store);
+    planned.push({ entry, words: c.words, store });
   });
-  for (const scope of NON_SESSION) {
-    const mine = planned.filter((x) => x.entry.scope === scope).map((x) => x.entry);
-    if (mine.length > 0) await st.mutate(scope, () => ({ result: undefined, upserts: mine }));
+  for (const store of new Set(planned.map((x) => x.store))) {
+    const mine = planned.filter((x) => x.store === store).map((x) => x.entry);
+    await st.mutate(store, () => ({ result: undefined, upserts: mine }));
   }
   const now = st.now().getTime();
-  return { items: planned.map((x) => itemView(st, st.scopes[x.entry.scope].byId.get(x.entry.id) ?? x.entry, now)), skipped };
+  return { items: planned.map((x) => itemView(st, x.store.byId.get(x.entry.id) ?? x.entry, now)), skipped };
 }

@@ -10,7 +10,6 @@ import {
   type MemoryEntryView,
   type MemoryListParams,
   type MemoryListResult,
-  type MemoryScope,
   type RecallParams,
 } from '../../shared/memorySchemas';
 import type { MemoryIndexEntry } from '../delivery/knowledgeBlock';
@@ -65,6 +64,7 @@ async function listLoaded(st: MemoryState, p: z.output<typeof MemoryListParamsSc
   const now = st.now().getTime();
   const accept = (e: StoredEntry): boolean => {
     if (p.scope && e.scope !== p.scope) return false;
+    if (p.folder !== undefined && (e.scope !== 'project' || st.storeOf(e).folder?.name !== p.folder)) return false;
     if (p.type && e.type !== p.type) return false;
     if (p.trust && e.trust.state !== p.trust) return false;
     if (p.sessionKey !== undefined && e.sessionKey !== p.sessionKey && e.provenance.sessionKey !== p.sessionKey) return false;
@@ -99,11 +99,7 @@ export async function recall(st: MemoryState, params: RecallParams): Promise<Mem
 
 /** Trigram candidates (accepted only), then fuse.js over title, body and tags with a score threshold. */
 function searchEntries(st: MemoryState, query: string, accept: (e: StoredEntry) => boolean, k: number): StoredEntry[] {
-  const byKey = (key: string): StoredEntry | undefined => {
-    const cut = key.indexOf('\u0000');
-    const s = st.scopes[key.slice(0, cut) as MemoryScope];
-    return s.loaded ? s.byId.get(key.slice(cut + 1)) : undefined;
-  };
+  const byKey = (key: string): StoredEntry | undefined => st.byKey(key);
   const grams = trigrams(query);
   let candidates: StoredEntry[];
   if (grams.length > 0) {
@@ -121,7 +117,7 @@ function searchEntries(st: MemoryState, query: string, accept: (e: StoredEntry) 
       .slice(0, k);
   }
   if (candidates.length === 0) return [];
-  const docs: SearchDoc[] = candidates.map((e) => ({ key: searchKey(e), title: e.title, body: e.body, tags: e.tags }));
+  const docs: SearchDoc[] = candidates.map((e) => ({ key: searchKey(st.storeOf(e), e.id), title: e.title, body: e.body, tags: e.tags }));
   const fuse = new Fuse(docs, FUSE_OPTIONS);
   const results = fuse.search(query.slice(0, 500)).filter((r) => (r.score ?? 1) <= RECALL_SCORE_THRESHOLD);
   return results.map((r) => candidates[r.refIndex]!);
@@ -160,14 +156,15 @@ export async function indexFor(st: MemoryState, sessionKey: string | undefined):
   if (!st.config.on) return null;
   await st.refresh();
   const now = st.now().getTime();
-  const inputs = [st.scopes.project.entries, st.scopes.personal.entries, st.scopes.session.entries, st.scopes.project.loaded, st.scopes.personal.loaded, st.scopes.session.loaded, st.config, st.deps.reviews?.revision, st.judgedByEntry, Math.floor(now / AGING_STEP_MS)];
+  const stores = st.stores();
+  const inputs = [...stores.flatMap((s) => [s, s.entries, s.loaded, s.folder?.name, s.folder?.reviews?.revision]), st.config, st.deps.reviews?.revision, st.judgedByEntry, Math.floor(now / AGING_STEP_MS)];
   let memos = indexMemos.get(st);
   if (!memos) indexMemos.set(st, (memos = new Map()));
   const memoKey = sessionKey ?? '\u0000none';
   const memo = memos.get(memoKey);
   if (memo && memo.inputs.length === inputs.length && memo.inputs.every((v, i) => v === inputs[i])) return memo.index;
   const visible = st.allOrdered().filter((e) => modelView(st, e, sessionKey, now));
-  const index = buildLayeredIndex(visible, sessionKey);
+  const index = buildLayeredIndex(visible, sessionKey, (e) => st.folderOf(e));
   memos.set(memoKey, { inputs, index });
   if (memos.size > 64) memos.delete(memos.keys().next().value!);
   return index;

@@ -43,7 +43,7 @@ export function findingsOf(st: MemoryState, e: StoredEntry): MemoryFinding[] {
 export function judge(st: MemoryState, e: StoredEntry): Judgement {
   const findings = findingsOf(st, e);
   if (findings.length === 0) return { findings, reviewed: false, flagged: false };
-  const reviewed = st.deps.reviews?.isReviewed(`memory:${e.id}`, e.revision, RULESET_VERSION) ?? false;
+  const reviewed = st.reviewsOf(e)?.isReviewed(`memory:${e.id}`, e.revision, RULESET_VERSION) ?? false;
   return { findings, reviewed, flagged: !reviewed };
 }
 
@@ -84,7 +84,7 @@ export function modelView(st: MemoryState, e: StoredEntry, sessionKey: string | 
   if (e.supersededBy) {
     // Superseded only for a viewer who sees the replacement: an unapproved or flagged restatement never
     // takes an approved entry away from other sessions.
-    const by = st.scopes[e.scope].byId.get(e.supersededBy);
+    const by = st.storeOf(e).byId.get(e.supersededBy);
     if (by && trusted(by, sessionKey) && !judge(st, by).flagged) return false;
   } else if (e.status === 'superseded') {
     return false;
@@ -106,6 +106,7 @@ export function toView(st: MemoryState, e: StoredEntry, now: number): MemoryEntr
   const proposal = proposalOf(e);
   const rejection = rejectionOf(e);
   const distilledFrom = distilledFromOf(e.provenance.distilledFrom);
+  const folderName = st.folderOf(e);
   return {
     id: e.id,
     scope: e.scope,
@@ -149,6 +150,7 @@ export function toView(st: MemoryState, e: StoredEntry, now: number): MemoryEntr
     findings: j.findings.map((f) => ({ ...f })),
     reviewed: j.reviewed,
     aged: isAged(st, e, now),
+    ...(folderName !== undefined ? { folder: folderName } : {}),
     // A conflict from Settings Sync, while the other revision is still stored.
     ...(typeof e.conflictWith === 'string' && st.find(e.conflictWith) ? { conflictWith: e.conflictWith } : {}),
   };

@@ -24,6 +24,7 @@ export async function remember(st: MemoryState, params: RememberParams): Promise
   const p = zodToMemoryError(RememberParamsSchema, params);
   st.assertWritable();
   if (p.scope === 'session' && !p.sessionKey) throw new MemoryError('invalid', 'A session-scope entry needs the sessionKey of its session.');
+  const store = st.target(p.scope, p.folder);
   const tags = normalizeTags(p.tags);
   refuseSecrets({ title: p.title, body: p.body, tags });
   const at = st.now().toISOString();
@@ -48,7 +49,8 @@ export async function remember(st: MemoryState, params: RememberParams): Promise
     ...(p.expiresAt ? { expiresAt: p.expiresAt } : {}),
     wrongFlags: [],
   };
-  await st.mutate(p.scope, (entries) => {
+  st.place(entry, store);
+  await st.mutate(store, (entries) => {
     const targets = supersedeTargets(st, entry, entries);
     capCheck(st, p.scope, entries, p.sessionKey, 1, targets.length);
     return { result: undefined, upserts: [entry, ...targets.map((t) => superseded(t, entry.id, at))] };
@@ -58,7 +60,7 @@ export async function remember(st: MemoryState, params: RememberParams): Promise
 
 /** Replaces the entry `id` of `found`'s scope with `edit` of its fresh copy; returns the new view. */
 async function editEntry(st: MemoryState, found: StoredEntry, id: string, edit: (e: StoredEntry) => StoredEntry): Promise<MemoryEntryView> {
-  const updated = await st.mutate(found.scope, (entries) => {
+  const updated = await st.mutate(st.storeOf(found), (entries) => {
     const e = entries.find((x) => x.id === id);
     if (!e) throw new MemoryError('not-found', `No memory entry has the id ${id}.`);
     const next = edit(e);
@@ -114,10 +116,11 @@ export async function flagWrong(st: MemoryState, id: string, reason: string, by?
 export async function markReviewed(st: MemoryState, id: string, revision: string): Promise<MemoryEntryView> {
   st.assertWritable();
   const e = await st.findOrThrow(id);
-  if (!st.deps.reviews) throw new MemoryError('scope-unavailable', 'Open a folder first: reviews are kept in its .knowledge/ folder.');
+  const reviews = st.reviewsOf(e);
+  if (!reviews) throw new MemoryError('scope-unavailable', 'Open a folder first: reviews are kept in its .knowledge/ folder.');
   if (e.revision !== revision) throw new MemoryError('invalid', `"${e.title}" changed since it was judged; look at it again before marking it reviewed.`);
   const findings = findingsOf(st, e);
   if (findings.length === 0) throw new MemoryError('invalid', `"${e.title}" is not flagged.`);
-  await st.deps.reviews.markReviewed({ id: `memory:${id}`, contentHash: revision, rulesetVersion: RULESET_VERSION, rules: [...new Set(findings.map((f) => f.ruleId))] });
+  await reviews.markReviewed({ id: `memory:${id}`, contentHash: revision, rulesetVersion: RULESET_VERSION, rules: [...new Set(findings.map((f) => f.ruleId))] });
   return viewNow(st, e);
 }

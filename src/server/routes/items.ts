@@ -106,9 +106,8 @@ export function registerItemRoutes(ctx: ServerContext, diagnostics: Diagnostics)
           .map((at) => at!.folder),
       );
       for (const folder of touched) for (const rel of await folder.notes.rebuild()) changed.push(c.folders.idOf(folder, rel));
-      // The first folder's memory.jsonl changed (a pull, a teammate's entries, another window): load and scan it again.
-      const primary = c.folders.primary;
-      if (c.memory && primary && paths.includes(join(primary.path, '.knowledge', 'memory.jsonl'))) {
+      // A folder's memory.jsonl changed (a pull, a teammate's entries, another window): load and scan it again.
+      if (c.memory && c.folders.all.some((f) => paths.includes(join(f.path, '.knowledge', 'memory.jsonl')))) {
         try {
           await c.memory.reload('project');
         } catch (err) {
@@ -149,6 +148,8 @@ export function registerItemRoutes(ctx: ServerContext, diagnostics: Diagnostics)
       diagnostics.clear(result.before.filter((i) => !still.has(i.path)).map((i) => i.path));
       await diagnostics.publishFromDisk();
       void connection.sendNotification(ItemsChangedNotification.type, { ids: [...new Set([...result.before, ...result.after].map((i) => i.id))] });
+      // Each folder's memory.jsonl is project memory: an added folder's entries appear, a removed one's leave.
+      if (c.memory) void connection.sendNotification(MemoryChangedNotification.type, {});
     });
 
   const followWorkspaceFolders = () => {

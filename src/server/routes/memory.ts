@@ -67,10 +67,10 @@ export function registerMemoryRoutes(connection: Connection, deps: MemoryRouteDe
   change(MemoryForgetRequest, (p) => memory.forget(p.id));
   route(connection, MemoryListFlaggedRequest, (p) => memory.listFlagged(p));
   change(MemoryForgetFlaggedRequest, (p) => memory.forgetFlagged(p.id));
-  change(MemoryForgetScopeRequest, (p) => memory.forgetScope(p.scope, p.sessionKey));
+  change(MemoryForgetScopeRequest, (p) => memory.forgetScope(p.scope, p.sessionKey, p.folder));
   change(MemoryMarkReviewedRequest, (p) => memory.markReviewed(p.id, p.revision));
-  route(connection, MemoryExportRequest, (p) => memory.exportScope(p.scope, p.format));
-  change(MemoryImportRequest, (p) => memory.importScope(p.scope, p.format, p.text));
+  route(connection, MemoryExportRequest, (p) => memory.exportScope(p.scope, p.format, p.folder));
+  change(MemoryImportRequest, (p) => memory.importScope(p.scope, p.format, p.text, p.folder !== undefined ? { folder: p.folder } : {}));
   change(MemoryDistillSubmitRequest, (p) => memory.submitDistilled(p));
   route(connection, MemoryInboxRequest, (p) => memory.inbox(p));
   route(connection, MemoryInboxCountRequest, () => memory.inboxCounts());
