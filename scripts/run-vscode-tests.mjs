@@ -16,7 +16,7 @@
 // through @vscode/test-electron instead.
 //
 // usage: node scripts/run-vscode-tests.mjs [--grep <pattern>]
-// env:   SK_PHASE_TIMEOUT_MS (default 180000), SK_VERBOSE=1 (echo code-server's own output),
+// env:   SK_PHASES (comma list: only these phases), SK_PHASE_TIMEOUT_MS (default 180000), SK_VERBOSE=1 (echo code-server's own output),
 //        SK_DEV_EXTENSION_PATH (extension under test; default: the repository root),
 //        anything else (e.g. SESSION_KNOWLEDGE_MEMORY_ENABLE) is passed on to the extension host.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -60,6 +60,12 @@ if (listFiles(testsDir, '.flag0.test.js').length > 0) phases.push('flag0');
 if (listFiles(testsDir, '.multiroot.test.js').length > 0) phases.push('mrbefore', 'multiroot');
 // Phases "synca" and "syncb": personal memory through Settings Sync between two user-data folders.
 if (listFiles(testsDir, '.synca.test.js').length > 0) phases.push('synca', 'syncb');
+// SK_PHASES=mrbefore,multiroot: only these phases (for a quick run while working; CI runs them all).
+if (process.env.SK_PHASES) {
+  const wanted = new Set(process.env.SK_PHASES.split(',').map((p) => p.trim()));
+  phases.splice(0, phases.length, ...phases.filter((p) => wanted.has(p)));
+  log(`SK_PHASES: running ${phases.join(', ') || 'no phase'}`);
+}
 
 // One workspace and one user-data-dir for both phases.
 const scratch = tempDir('sk-integration-');

@@ -17,11 +17,28 @@ type Format = (typeof FORMATS)[number]['value'];
 /** What the last export or import did: kept across re-renders until the next one. */
 let lastResult: string | undefined;
 
-function chosen(): { scope: Scope; format: Format } {
-  const scope = SCOPES.includes(view.exchange?.scope ?? '') ? (view.exchange?.scope as Scope) : 'project';
+/** The workspace folders project memory has (multi-root only; empty otherwise), as of the last render. */
+let folders: readonly string[] = [];
+/** A project folder's value in the scope picker. */
+const PROJECT_IN = 'project:';
+
+function chosen(): { scope: Scope; format: Format; folder?: string } {
+  const picked = view.exchange?.scope ?? '';
   const format = FORMATS.some((f) => f.value === view.exchange?.format) ? (view.exchange?.format as Format) : 'json';
+  if (folders.length > 0) {
+    const folder = picked.startsWith(PROJECT_IN) ? picked.slice(PROJECT_IN.length) : undefined;
+    if (folder !== undefined && folders.includes(folder)) return { scope: 'project', format, folder };
+    if (picked === 'personal' || picked === 'session') return { scope: picked, format };
+    return { scope: 'project', format, folder: folders[0]! };
+  }
+  const scope = SCOPES.includes(picked) ? (picked as Scope) : 'project';
   return { scope, format };
 }
+
+/** The picker's value for a choice. */
+const valueOf = (c: { scope: Scope; folder?: string }): string => (c.folder !== undefined ? `${PROJECT_IN}${c.folder}` : c.scope);
+/** What the result line calls it. */
+const nameOf = (c: { scope: Scope; folder?: string }): string => (c.folder !== undefined ? `${c.folder}'s project` : c.scope);
 
 /** A dropdown with a visible label above it (and the same accessible name). */
 function labelled(id: string, text: string, options: { value: string; label: string }[], current: string): HTMLElement {
@@ -30,13 +47,16 @@ function labelled(id: string, text: string, options: { value: string; label: str
   return h('label', { class: 'field exchange-field' }, text, select);
 }
 
-export function exchangeControls(): HTMLElement {
-  const { scope, format } = chosen();
+/** `projectFolders`: the folders of a multi-root workspace (each folder's project memory is its own choice). */
+export function exchangeControls(projectFolders: readonly string[] = []): HTMLElement {
+  folders = projectFolders;
+  const current = chosen();
+  const options = folders.length > 0 ? [...folders.map((f) => ({ value: valueOf({ scope: 'project', folder: f }), label: `project · ${f}` })), ...SCOPES.filter((v) => v !== 'project').map((v) => ({ value: v, label: v }))] : SCOPES.map((v) => ({ value: v, label: v }));
   return h(
     'div',
     { class: 'exchange', role: 'group', 'aria-label': 'Export and import' },
-    labelled('exchange-scope', 'Scope to export or import', SCOPES.map((v) => ({ value: v, label: v })), scope),
-    labelled('exchange-format', 'File format', [...FORMATS], format),
+    labelled('exchange-scope', 'Scope to export or import', options, valueOf(current)),
+    labelled('exchange-format', 'File format', [...FORMATS], current.format),
     h('div', { class: 'actions' }, button('Export…', { icon: 'export', secondary: true, action: 'export', label: 'Export the chosen scope' }), button('Import…', { icon: 'cloud-download', secondary: true, action: 'import', label: 'Import into the chosen scope' })),
     h('p', { id: 'exchange-result', class: 'exchange-result', role: 'status' }, lastResult ?? ''),
   );
@@ -53,14 +73,14 @@ function report(text: string): void {
 export const exchangeActions: Actions = {
   export: () =>
     act('Export', async () => {
-      const { scope, format } = chosen();
-      const path = await request('memory/export', { scope, format });
-      report(path ? `Exported ${scope} memory to ${path}.` : 'Export cancelled: nothing was written.');
+      const c = chosen();
+      const path = await request('memory/export', { scope: c.scope, format: c.format, ...(c.folder !== undefined ? { folder: c.folder } : {}) });
+      report(path ? `Exported ${nameOf(c)} memory to ${path}.` : 'Export cancelled: nothing was written.');
     }),
   import: () =>
     act('Import', async () => {
-      const { scope, format } = chosen();
-      const r = await request('memory/import', { scope, format });
+      const c = chosen();
+      const r = await request('memory/import', { scope: c.scope, format: c.format, ...(c.folder !== undefined ? { folder: c.folder } : {}) });
       report(r ? r.summary : 'Import cancelled: nothing was read.');
     }),
 };

@@ -7,7 +7,7 @@
  */
 import type { InboxGroupView, InboxItemRow, MergeTarget } from '../../src/shared/panelProtocol';
 import type { DiffChunk, FieldDiff } from '../../src/shared/memorySchemas';
-import { appendMarked, badge, button, h, icon, withheldWarning } from './render';
+import { appendMarked, badge, button, folderBadge, h, icon, withheldWarning } from './render';
 
 /** The keys of the inbox, shown once above the list and named on every item (`aria-keyshortcuts`). */
 export const INBOX_KEYS: readonly [string, string][] = [
@@ -291,7 +291,7 @@ export function inboxItemCard(row: InboxItemRow, ui: InboxUi, sessionName: strin
   const head = h('div', { class: 'entry-head' });
   head.append(h('input', { type: 'checkbox', class: 'select', 'data-action': 'inbox-select', checked: selected, tabindex: -1, 'aria-label': `Select ${e.title}`, title: 'Select (Space)' }));
   head.append(h('span', { class: 'entry-title' }, e.title));
-  head.append(badge(e.type, 'type'), badge(row.origin === 'proposal' ? (e.proposal?.kind ?? 'new') : row.origin === 'import' ? 'imported' : 'agent', `kind-${e.proposal?.kind ?? row.origin}`), badge(e.scope, 'scope'));
+  head.append(badge(e.type, 'type'), badge(row.origin === 'proposal' ? (e.proposal?.kind ?? 'new') : row.origin === 'import' ? 'imported' : 'agent', `kind-${e.proposal?.kind ?? row.origin}`), badge(e.scope, 'scope'), ...folderBadge(e));
   if (e.flagged) head.append(badge('flagged', 'flagged'));
   if (e.reviewed) head.append(badge('reviewed', 'reviewed'));
   card.append(head);

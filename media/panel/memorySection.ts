@@ -31,7 +31,8 @@ export function memorySection(s: PanelState): HTMLElement {
   const scopes = h('ul', { class: 'scopes', 'aria-label': 'Memory scopes' });
   for (const sc of all) {
     const count = sc.loaded ? h('span', { class: 'scope-count', 'data-count': sc.count, title: `${sc.count} active of at most ${sc.cap}` }, ` ${sc.count} active / ${sc.cap} max`) : ` — not loaded: ${sc.error ?? 'unknown error'}`;
-    scopes.append(h('li', { class: sc.loaded ? '' : 'error', 'data-scope': sc.scope }, icon(sc.scope === 'personal' ? 'account' : sc.scope === 'project' ? 'repo' : 'comment-discussion'), h('strong', {}, sc.scope), count));
+    const folder = sc.folder !== undefined ? [h('span', { class: 'scope-folder', title: sc.path ?? '' }, ` · ${sc.folder}`)] : [];
+    scopes.append(h('li', { class: sc.loaded ? '' : 'error', 'data-scope': sc.scope, ...(sc.folder !== undefined ? { 'data-folder': sc.folder } : {}) }, icon(sc.scope === 'personal' ? 'account' : sc.scope === 'project' ? 'repo' : 'comment-discussion'), h('strong', {}, sc.scope), ...folder, count));
   }
   if (m.status?.readonly) scopes.append(h('li', { class: 'muted' }, icon('lock'), 'Read-only: changes are refused.'));
   const f = view.filters;
@@ -55,7 +56,7 @@ export function memorySection(s: PanelState): HTMLElement {
     h('div', { id: 'consolidate', class: 'consolidate', 'aria-live': 'polite' }),
     h('div', { id: 'memory-list', class: 'memory-list', 'aria-busy': 'true' }),
     h('div', { id: 'memory-pager', class: 'pager' }),
-    exchangeControls(),
+    exchangeControls(all.flatMap((sc) => (sc.folder !== undefined ? [sc.folder] : []))),
   );
 }
 

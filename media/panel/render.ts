@@ -65,6 +65,11 @@ export function badge(text: string, kind: string): HTMLElement {
   return h('span', { class: `tag tag-${kind}` }, text);
 }
 
+/** A project entry of a multi-root workspace: the folder whose memory.jsonl keeps it (none otherwise). */
+export function folderBadge(e: { folder?: string }): HTMLElement[] {
+  return e.folder !== undefined ? [h('span', { class: 'tag tag-folder', title: `In ${e.folder}/.knowledge/memory.jsonl` }, icon('folder'), ` ${e.folder}`)] : [];
+}
+
 /** `text` into `el` as text nodes, each range (UTF-16, half-open; overlapping ones merged) in a `<mark>`. */
 export function appendMarked(el: HTMLElement, text: string, ranges: { start: number; end: number }[]): HTMLElement {
   const clamp = (n: number) => Math.max(0, Math.min(n, text.length));
@@ -142,7 +147,7 @@ function entryHead(row: MemoryEntryRow, ui: RowUi, selectable: boolean): HTMLEle
   if (selectable) head.append(h('input', { type: 'checkbox', class: 'select', 'data-action': 'select', checked: ui.selected.has(e.id), 'aria-label': `Select ${e.title} for consolidation`, title: 'Select for consolidation' }));
   head.append(h('span', { class: 'entry-title' }, e.title));
   if (row.badge) head.append(badge(row.badge, row.badge));
-  head.append(badge(e.type, 'type'), badge(e.scope, 'scope'), badge(e.trust.state, `trust-${e.trust.state}`));
+  head.append(badge(e.type, 'type'), badge(e.scope, 'scope'), ...folderBadge(e), badge(e.trust.state, `trust-${e.trust.state}`));
   if (e.status && e.status !== 'active') head.append(badge(e.status, 'status'));
   else if (!isActiveEntry(e)) head.append(badge(e.consolidatedInto ? 'consolidated' : 'superseded', 'status'));
   if (e.flagged) head.append(badge('flagged', 'flagged'));

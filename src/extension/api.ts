@@ -87,6 +87,8 @@ export interface MemoryEntryView {
   flagged: boolean;
   findings: { ruleId: string; category: string; message: string; field: 'title' | 'body' | 'tags'; start: number; end: number }[];
   aged: boolean;
+  /** Project memory of a multi-root workspace: the folder (by name) whose `.knowledge/memory.jsonl` keeps it. */
+  folder?: string;
   /** Pending proposals only: what distillation proposes (`update` and `conflict` name the entry they would supersede). */
   proposal?: { kind: 'new' | 'update' | 'conflict'; target?: string; rationale: string; distilledFrom: { sessionKey: string; turn: number; model: string } };
   /** The entry that replaced it, and the session whose approved proposal did (an update or a conflict). */
@@ -125,9 +127,10 @@ export interface MemoryApi {
   /** The person's switch (off by default). */
   isEnabled(): Promise<boolean>;
   setEnabled(on: boolean): Promise<void>;
-  remember(entry: { scope: MemoryScope; type: string; title: string; body: string; tags?: string[]; sessionKey?: string; source?: 'human' | 'agent' }): Promise<{ id: string }>;
-  /** For people: every entry, flagged ones included with their findings. */
-  list(options?: { scope?: string }): Promise<MemoryEntryView[]>;
+  /** `folder`: project memory of a multi-root workspace — the folder (by name) to keep it in; default the first. */
+  remember(entry: { scope: MemoryScope; type: string; title: string; body: string; tags?: string[]; sessionKey?: string; source?: 'human' | 'agent'; folder?: string }): Promise<{ id: string }>;
+  /** For people: every entry, flagged ones included with their findings (`folder`: one folder's project entries). */
+  list(options?: { scope?: string; folder?: string }): Promise<MemoryEntryView[]>;
   /** What a model may see: never flagged, aged, legacy, or another session's pending entries. */
   recall(query: string, options?: { sessionKey?: string; limit?: number }): Promise<MemoryEntryView[]>;
   read(id: string): Promise<MemoryEntryView | undefined>;

@@ -32,8 +32,10 @@ test('scan --workspace FILE.code-workspace: every folder\'s .knowledge/, each fi
     assert.equal(r.status, 1, r.stderr);
     const lines = r.stdout.trim().split('\n');
     assert.ok(lines.length > 0);
-    for (const line of lines) assert.match(line, /^docs\/\.knowledge\/notes\/handoff\.md:\d+:\d+ [a-z.-]+ .* \[folder docs\]$/);
-    assert.match(r.stderr, /finding.* in 3 files; app: 0, docs: \d+, infra: 0/);
+    // The third folder's flagged note, and the attack committed to its project memory (each folder's memory.jsonl is scanned).
+    for (const line of lines) assert.match(line, /^docs\/\.knowledge\/(notes\/handoff\.md|memory\.jsonl):\d+:\d+ [a-z.-]+ .* \[folder docs\]$/);
+    assert.ok(lines.some((l) => l.startsWith('docs/.knowledge/memory.jsonl:1:')), 'the project memory of the third folder');
+    assert.match(r.stderr, /finding.* in 6 files; app: 0, docs: \d+, infra: 0/);
   }
   const bad = run(['scan', '--workspace', 'nope.code-workspace']);
   assert.equal(bad.status, 2);

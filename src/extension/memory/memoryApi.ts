@@ -30,6 +30,7 @@ export function memoryApi(client: LanguageClient, memory: MemoryController, dist
         source: entry.source ?? 'agent',
         identity: entry.source === 'human' ? 'api' : 'api-agent',
         ...(entry.sessionKey ? { sessionKey: entry.sessionKey } : {}),
+        ...(entry.folder !== undefined ? { folder: entry.folder } : {}),
       });
       return { id: e.id };
     },
@@ -37,7 +38,7 @@ export function memoryApi(client: LanguageClient, memory: MemoryController, dist
       const out: MemoryEntryView[] = [];
       const scope = options?.scope ? MemoryScopeSchema.parse(options.scope) : undefined;
       for (let offset = 0; ; offset += 500) {
-        const page = await client.sendRequest(MemoryListRequest.type, { ...(scope ? { scope } : {}), offset, limit: 500 });
+        const page = await client.sendRequest(MemoryListRequest.type, { ...(scope ? { scope } : {}), ...(options?.folder !== undefined ? { folder: options.folder } : {}), offset, limit: 500 });
         out.push(...page.entries.map(view));
         if (out.length >= page.total || page.entries.length === 0) return out;
       }

@@ -7,6 +7,7 @@ import {
   MemoryForgetScopeRequest,
   MemoryImportRequest,
   MemoryListRequest,
+  MemoryStatusRequest,
 } from '../../shared/memoryProtocol';
 import { MEMORY_TITLE_MAX, type MemoryScope } from '../../shared/memorySchemas';
 
@@ -16,9 +17,37 @@ const SCOPES: { label: string; scope: MemoryScope; detail: string }[] = [
   { label: 'Session', scope: 'session', detail: 'tied to chat sessions' },
 ];
 
-async function pickScope(title: string, allowSession = true): Promise<MemoryScope | undefined> {
-  return (await vscode.window.showQuickPick(SCOPES.filter((s) => allowSession || s.scope !== 'session'), { title }))?.scope;
+/** A scope, and for project memory of a multi-root workspace the folder (by name) whose memory.jsonl it is. */
+interface ScopeChoice {
+  scope: MemoryScope;
+  folder?: string;
 }
+
+/** The folders whose project memory the server keeps (several only in a multi-root workspace). */
+async function projectFolders(client: LanguageClient): Promise<string[]> {
+  const status = await client.sendRequest(MemoryStatusRequest.type).catch(() => undefined);
+  return (status?.scopes ?? []).flatMap((s) => (s.scope === 'project' && s.folder !== undefined ? [s.folder] : []));
+}
+
+/** A scope; in a multi-root workspace project memory is one choice per folder (and `everyFolder` adds "every folder"). */
+async function pickScope(client: LanguageClient, title: string, opts: { allowSession?: boolean; everyFolder?: boolean } = {}): Promise<ScopeChoice | undefined> {
+  const folders = await projectFolders(client);
+  const items: (vscode.QuickPickItem & { choice: ScopeChoice })[] = [];
+  for (const s of SCOPES) {
+    if (s.scope === 'session' && opts.allowSession === false) continue;
+    if (s.scope === 'project' && folders.length > 0) {
+      for (const folder of folders) items.push({ label: `Project · ${folder}`, detail: `${folder}/.knowledge/memory.jsonl — shared with that repository's team through git`, choice: { scope: 'project', folder } });
+      if (opts.everyFolder) items.push({ label: 'Project · every folder', detail: `${folders.join(', ')}`, choice: { scope: 'project' } });
+      continue;
+    }
+    items.push({ label: s.label, detail: s.detail, choice: { scope: s.scope } });
+  }
+  return (await vscode.window.showQuickPick(items, { title }))?.choice;
+}
+
+/** "project" / "infra's project" / "every folder's project", for messages. */
+const scopeName = (c: ScopeChoice, folders = false): string => (c.folder !== undefined ? `${c.folder}'s project` : c.scope === 'project' && folders ? "every folder's project" : c.scope);
+const withFolder = (c: ScopeChoice) => (c.folder !== undefined ? { folder: c.folder } : {});
 
 function failed(what: string, err: unknown): void {
   void vscode.window.showErrorMessage(`${what}: ${(err as Error)?.message ?? String(err)}`);
@@ -27,8 +56,9 @@ function failed(what: string, err: unknown): void {
 export function registerMemoryCommands(context: vscode.ExtensionContext, client: LanguageClient): void {
   context.subscriptions.push(
     vscode.commands.registerCommand('sessionKnowledge.memory.export', async () => {
-      const scope = await pickScope('Export which memory?');
-      if (!scope) return;
+      const choice = await pickScope(client, 'Export which memory?');
+      if (!choice) return;
+      const { scope } = choice;
       const format = (await vscode.window.showQuickPick([
         { label: 'JSON', format: 'json' as const, detail: 'every entry of the scope, with provenance (for backup or import)' },
         { label: 'Markdown', format: 'markdown' as const, detail: 'an AGENTS.md / CLAUDE.md style list of what every session may see' },
@@ -36,13 +66,13 @@ export function registerMemoryCommands(context: vscode.ExtensionContext, client:
       if (!format) return;
       const target = await vscode.window.showSaveDialog({
         title: 'Export memory',
-        defaultUri: vscode.Uri.joinPath(vscode.workspace.workspaceFolders?.[0]?.uri ?? context.globalStorageUri, `memory-${scope}.${format === 'json' ? 'json' : 'md'}`),
+        defaultUri: vscode.Uri.joinPath(vscode.workspace.workspaceFolders?.[0]?.uri ?? context.globalStorageUri, `memory-${scope}${choice.folder !== undefined ? `-${choice.folder.replace(/[^\w.-]+/g, '_')}` : ''}.${format === 'json' ? 'json' : 'md'}`),
       });
       if (!target) return;
       try {
-        const text = await client.sendRequest(MemoryExportRequest.type, { scope, format });
+        const text = await client.sendRequest(MemoryExportRequest.type, { scope, format, ...withFolder(choice) });
         await vscode.workspace.fs.writeFile(target, Buffer.from(text, 'utf8'));
-        vscode.window.setStatusBarMessage(`$(check) Exported ${scope} memory to ${vscode.workspace.asRelativePath(target)}`, 5000);
+        vscode.window.setStatusBarMessage(`$(check) Exported ${scopeName(choice)} memory to ${vscode.workspace.asRelativePath(target)}`, 5000);
       } catch (err) {
         failed('Export failed', err);
       }
@@ -51,12 +81,13 @@ export function registerMemoryCommands(context: vscode.ExtensionContext, client:
       const files = await vscode.window.showOpenDialog({ title: 'Import memory', canSelectMany: false, filters: { 'Memory export': ['json', 'md', 'markdown'] } });
       const file = files?.[0];
       if (!file) return;
-      const scope = await pickScope('Import into which memory?', false);
-      if (!scope) return;
+      const choice = await pickScope(client, 'Import into which memory?', { allowSession: false });
+      if (!choice) return;
+      const { scope } = choice;
       try {
         const text = Buffer.from(await vscode.workspace.fs.readFile(file)).toString('utf8');
         const format = /\.json$/i.test(file.path) ? 'json' : 'markdown';
-        const result = await client.sendRequest(MemoryImportRequest.type, { scope, format, text });
+        const result = await client.sendRequest(MemoryImportRequest.type, { scope, format, text, ...withFolder(choice) });
         void vscode.window.showInformationMessage(
           `Imported ${result.imported} entr${result.imported === 1 ? 'y' : 'ies'} as pending${result.flagged ? `; ${result.flagged} read as instructions and are withheld until reviewed` : ''}${result.skipped.length ? `; skipped ${result.skipped.length}` : ''}. Approve them in the Knowledge Panel.`,
         );
@@ -65,10 +96,10 @@ export function registerMemoryCommands(context: vscode.ExtensionContext, client:
       }
     }),
     vscode.commands.registerCommand('sessionKnowledge.memory.consolidate', async () => {
-      const scope = await pickScope('Consolidate entries of which memory?');
-      if (!scope) return;
+      const choice = await pickScope(client, 'Consolidate entries of which memory?');
+      if (!choice) return;
       try {
-        const { entries } = await client.sendRequest(MemoryListRequest.type, { scope, limit: 500 });
+        const { entries } = await client.sendRequest(MemoryListRequest.type, { scope: choice.scope, ...withFolder(choice), limit: 500 });
         const candidates = entries.filter((e) => !e.supersededBy && !e.consolidatedInto);
         const picked = await vscode.window.showQuickPick(
           candidates.map((e) => ({ label: e.title, description: `${e.type} · ${e.trust.state}${e.flagged ? ' · flagged' : ''}`, detail: e.body.slice(0, 200), entry: e })),
@@ -92,13 +123,14 @@ export function registerMemoryCommands(context: vscode.ExtensionContext, client:
       }
     }),
     vscode.commands.registerCommand('sessionKnowledge.memory.forgetScope', async () => {
-      const scope = await pickScope('Forget everything in which memory?');
-      if (!scope) return;
-      const ok = await vscode.window.showWarningMessage(`Forget every ${scope} memory entry? A delete is final.`, { modal: true }, 'Forget Everything');
+      const choice = await pickScope(client, 'Forget everything in which memory?', { everyFolder: true });
+      if (!choice) return;
+      const name = scopeName(choice, (await projectFolders(client)).length > 0);
+      const ok = await vscode.window.showWarningMessage(`Forget every ${name} memory entry? A delete is final.`, { modal: true }, 'Forget Everything');
       if (ok !== 'Forget Everything') return;
       try {
-        const { deleted } = await client.sendRequest(MemoryForgetScopeRequest.type, { scope });
-        void vscode.window.showInformationMessage(`Forgot ${deleted} ${scope} memory entr${deleted === 1 ? 'y' : 'ies'}.`);
+        const { deleted } = await client.sendRequest(MemoryForgetScopeRequest.type, { scope: choice.scope, ...withFolder(choice) });
+        void vscode.window.showInformationMessage(`Forgot ${deleted} ${name} memory entr${deleted === 1 ? 'y' : 'ies'}.`);
       } catch (err) {
         failed('Not forgotten', err);
       }

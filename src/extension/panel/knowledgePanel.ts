@@ -244,22 +244,23 @@ class KnowledgePanelProvider implements vscode.WebviewViewProvider, vscode.Dispo
         this.requireMemory();
         const text = await client.sendRequest(MemoryExportRequest.type, p);
         const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
-        const name = `memory-${p.scope}.${p.format === 'json' ? 'json' : 'md'}`;
+        const what = p.folder !== undefined ? `${p.folder}'s project` : p.scope;
+        const name = `memory-${p.folder !== undefined ? `${p.scope}-${p.folder.replace(/[^\w.-]+/g, '_')}` : p.scope}.${p.format === 'json' ? 'json' : 'md'}`;
         const target = await vscode.window.showSaveDialog({
-          title: `Export ${p.scope} memory`,
+          title: `Export ${what} memory`,
           saveLabel: 'Export',
           ...(folder ? { defaultUri: vscode.Uri.joinPath(folder, name) } : {}),
           filters: p.format === 'json' ? { JSON: ['json'] } : { Markdown: ['md'] },
         });
         if (!target) return null;
         await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(text));
-        void vscode.window.showInformationMessage(`Exported ${p.scope} memory to ${vscode.workspace.asRelativePath(target)}.`);
+        void vscode.window.showInformationMessage(`Exported ${what} memory to ${vscode.workspace.asRelativePath(target)}.`);
         return target.fsPath;
       },
       'memory/import': async (p) => {
         this.requireMemory();
         const picked = await vscode.window.showOpenDialog({
-          title: `Import into ${p.scope} memory`,
+          title: `Import into ${p.folder !== undefined ? `${p.folder}'s project` : p.scope} memory`,
           openLabel: 'Import',
           canSelectMany: false,
           filters: p.format === 'json' ? { JSON: ['json'] } : { Markdown: ['md', 'markdown'] },
@@ -267,8 +268,8 @@ class KnowledgePanelProvider implements vscode.WebviewViewProvider, vscode.Dispo
         const file = picked?.[0];
         if (!file) return null;
         const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(file));
-        const result = await client.sendRequest(MemoryImportRequest.type, { scope: p.scope, format: p.format, text });
-        const summary = importSummary(p.scope, result);
+        const result = await client.sendRequest(MemoryImportRequest.type, { scope: p.scope, format: p.format, text, ...(p.folder !== undefined ? { folder: p.folder } : {}) });
+        const summary = importSummary(p.folder !== undefined ? `${p.folder}'s project` : p.scope, result);
         void vscode.window.showInformationMessage(summary);
         return changed({ ...result, summary });
       },

@@ -13,6 +13,8 @@ export const RememberToolInput = z.object({
   type: MemoryTypeSchema.default('fact'),
   tags: z.array(z.string().max(50)).max(20).default([]),
   scope: MemoryScopeSchema.default('project'),
+  /** Project memory of a multi-root workspace: the folder (by name) whose memory.jsonl keeps it; default the first. */
+  folder: z.string().min(1).max(200).optional(),
 });
 export const RecallToolInput = z.object({ query: z.string().max(500), limit: z.number().int().min(1).max(20).optional(), type: MemoryTypeSchema.optional(), scope: MemoryScopeSchema.optional() });
 export const IdToolInput = z.object({ id: z.string().min(1).max(100) });
@@ -25,7 +27,7 @@ export function inputProblem(err: unknown): string | undefined {
 
 /** One entry as a model is told it: id, title and marks; with its body, tags and provenance when read. */
 export function describeEntry(e: MemoryEntryView, withBody: boolean): string {
-  const marks = [e.type, e.scope, e.trust.state === 'pending' ? 'pending approval' : '', e.confidence < 0.5 ? 'low confidence' : ''].filter(Boolean).join(', ');
+  const marks = [e.type, e.folder !== undefined ? `${e.scope} of folder ${e.folder}` : e.scope, e.trust.state === 'pending' ? 'pending approval' : '', e.confidence < 0.5 ? 'low confidence' : ''].filter(Boolean).join(', ');
   const head = `[${e.id}] ${e.title} (${marks})`;
   if (!withBody) return head;
   return `${head}\n${e.body}\nTags: ${e.tags.join(', ') || '(none)'}\nProvenance: ${e.provenance.sourceKind} ${e.provenance.identity} at ${e.provenance.at}`;
