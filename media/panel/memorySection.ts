@@ -26,7 +26,10 @@ export function memorySection(s: PanelState): HTMLElement {
   const all = m.status?.scopes ?? [];
   const loaded = all.filter((sc) => sc.loaded);
   const active = loaded.reduce((n, sc) => n + sc.count, 0);
-  const total = `${active} active ${active === 1 ? 'entry' : 'entries'} in ${loaded.length} ${loaded.length === 1 ? 'scope' : 'scopes'}`;
+  // A multi-root workspace has one project file per folder: scopes are counted once, files said beside them.
+  const scopeCount = new Set(loaded.map((sc) => sc.scope)).size;
+  const files = loaded.length > scopeCount ? ` (${loaded.length} files)` : '';
+  const total = `${active} active ${active === 1 ? 'entry' : 'entries'} in ${scopeCount} ${scopeCount === 1 ? 'scope' : 'scopes'}${files}`;
   const summary = h('p', { id: 'memory-count', class: 'scopes-summary' }, total, all.length > loaded.length ? ` (${all.length - loaded.length} not loaded)` : '', ':');
   const scopes = h('ul', { class: 'scopes', 'aria-label': 'Memory scopes' });
   for (const sc of all) {
