@@ -5,7 +5,7 @@
  * load (a new core: index every folder, load reviews, judge every item), listing the items, and compiling a block of
  * eight pins. Runnable alone: `node --import tsx bench/multiRoot.ts`.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KnowledgeCore } from '../src/server/knowledgeCore';
@@ -57,6 +57,49 @@ export async function runMultiRootBench(): Promise<void> {
     rows.push([label, core.listItems().length, fmt(load.p50), fmt(load.p95), fmt(list.p50), fmt(compile.p50)]);
   }
   printTable(`Multi-root: ${NOTES} notes, ${RUNS} cold loads each (ms)`, ['layout', 'items', 'load p50', 'load p95', 'list p50', 'compile 8 pins p50'], rows);
+  await memoryRows(layouts);
+}
+
+const ENTRIES = Number(process.env.BENCH_MULTIROOT_ENTRIES ?? 2000);
+
+/** One approved project entry (a line of memory.jsonl). */
+function entryLine(i: number): string {
+  const at = new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString();
+  return JSON.stringify({ id: `mem_${i}`, scope: 'project', type: 'fact', title: `Convention ${i} of the build`, body: `Entry ${i}: the build of package ${i % 97} runs with flag ${i % 13}.`, tags: [], importance: i % 3 === 0 ? 'high' : 'medium', confidence: 1, provenance: { sourceKind: 'human', identity: 'bench', at }, trust: { state: 'approved', approvedBy: 'bench', approvedAt: at }, createdAt: at, updatedAt: at, wrongFlags: [] });
+}
+
+/**
+ * Project memory per folder: ENTRIES project entries in one folder's memory.jsonl (the baseline), the same beside three
+ * folders without .knowledge/, and split four ways. Per layout: the first load with memory on (every file read, every
+ * entry judged), a recall, and the block's memory index (memoised: a repeat costs a stat per file).
+ */
+async function memoryRows(layouts: [string, number, number][]): Promise<void> {
+  const rows: (string | number)[][] = [];
+  for (const [label, withKnowledge, bare] of layouts) {
+    const l = layout(withKnowledge, bare);
+    for (let i = 0; i < ENTRIES; i++) {
+      const folder = l.folders[i % withKnowledge]!;
+      mkdirSync(join(folder.path, '.knowledge'), { recursive: true });
+      appendFileSync(join(folder.path, '.knowledge', 'memory.jsonl'), `${entryLine(i)}\n`);
+    }
+    const open = async () => {
+      const core = new KnowledgeCore({ workspaceFolder: l.folders[0]!.path, ...(l.folders.length > 1 ? { workspaceFolders: l.folders } : {}), globalStoragePath: l.storage, memoryEnabled: true });
+      await core.load();
+      await core.memory!.configure({ on: true });
+      return core;
+    };
+    const load = await timeRuns(Math.max(3, Math.floor(RUNS / 5)), async () => {
+      const core = await open();
+      await core.memory!.warmUp();
+    });
+    const core = await open();
+    await core.memory!.warmUp();
+    const recall = await timeRuns(RUNS * 5, () => core.memory!.recall({ query: 'build of package 42 flag' }));
+    const index = await timeRuns(RUNS * 5, () => core.memory!.indexFor(undefined));
+    const listed = (await core.memory!.list({ scope: 'project', limit: 1 })).total;
+    rows.push([label, listed, fmt(load.p50), fmt(recall.p50), fmt(index.p50)]);
+  }
+  printTable(`Multi-root project memory: ${ENTRIES} entries (ms)`, ['layout', 'entries', 'first load + judge p50', 'recall p50', 'index (memoised) p50'], rows);
 }
 
 if (require.main === module) void runMultiRootBench();

@@ -173,10 +173,16 @@ export class MemoryState {
     return { project: this.projects[0] ?? this.noProject, personal: this.personal, session: this.session };
   }
 
-  /** Every store: each folder's project memory (or the placeholder), personal, session. */
+  /** Every store: each folder's project memory (or the placeholder), personal, session. Rebuilt when the folders change. */
   stores(): readonly ScopeState[] {
-    return [...(this.projects.length > 0 ? this.projects : [this.noProject]), this.personal, this.session];
+    if (!this.storeList) {
+      this.storeList = [...(this.projects.length > 0 ? this.projects : [this.noProject]), this.personal, this.session];
+      this.storesByKey = new Map(this.storeList.map((s) => [s.key, s]));
+    }
+    return this.storeList;
   }
+  private storeList: readonly ScopeState[] | null = null;
+  private storesByKey = new Map<string, ScopeState>();
 
   /** The stores of one scope (several for project memory in a multi-root workspace). */
   storesOf(scope: MemoryScope): readonly ScopeState[] {
@@ -228,8 +234,8 @@ export class MemoryState {
   /** The entry under a search-index key. */
   byKey(key: string): StoredEntry | undefined {
     const cut = key.indexOf('\u0000');
-    const storeKey = key.slice(0, cut);
-    const s = this.stores().find((x) => x.key === storeKey);
+    this.stores();
+    const s = this.storesByKey.get(key.slice(0, cut));
     return s?.loaded ? s.byId.get(key.slice(cut + 1)) : undefined;
   }
 
@@ -253,6 +259,7 @@ export class MemoryState {
       }
     }
     this.projects = next;
+    this.storeList = null;
     this.ordered = null;
   }
 
