@@ -160,7 +160,7 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
 
   // ---- agents that are not ours: pins for all agents, Claude Code's hooks, MCP, Copilot's instruction file ----
   registerAgentPinCommands(context, { agentPins, items: () => tree.current, refresh });
-  const agentSetup = registerAgentSetup(context, { output, folder });
+  const agentSetup = registerAgentSetup(context, { output });
   registerCopilotShare(context, { client: lc, output, folder, events, agentPins });
 
   // The views are filled whenever the server is running: its first start (whatever caused it) and restarts.

@@ -17,7 +17,6 @@ export const MCP_PROVIDER_ID = 'sessionKnowledge.mcp';
 
 export interface AgentSetupDeps {
   output: vscode.LogOutputChannel;
-  folder: vscode.WorkspaceFolder | undefined;
 }
 
 /** The CLI this extension ships (`dist/cli.js`): what the hook and the MCP server run. */
@@ -31,21 +30,37 @@ function tellWithOpen(message: string, path: string, warning = false): void {
   });
 }
 
-function needsFolder(folder: vscode.WorkspaceFolder | undefined, what: string): folder is undefined {
-  if (folder?.uri.scheme === 'file') return false;
-  void vscode.window.showWarningMessage(`Open a folder first: ${what} lives in the project folder.`);
-  return true;
+/**
+ * The folders a command acts on, as the workspace is now: the one holding `target` when the command was run on a
+ * file (the Explorer's context menu), else every local folder of the workspace. None: the person is told to open one.
+ */
+function targetFolders(target: unknown, what: string): vscode.WorkspaceFolder[] {
+  const local = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file');
+  const holding = target instanceof vscode.Uri ? vscode.workspace.getWorkspaceFolder(target) : undefined;
+  const folders = holding?.uri.scheme === 'file' ? [holding] : local;
+  if (folders.length === 0) void vscode.window.showWarningMessage(`Open a folder first: ${what} lives in the project folder.`);
+  return folders;
+}
+
+/** "app", "app and infra", "app, infra and docs". */
+function joinNames(n: readonly string[]): string {
+  return n.length <= 1 ? (n[0] ?? '') : `${n.slice(0, -1).join(', ')} and ${n[n.length - 1]}`;
 }
 
 /** Registers the commands, and the MCP provider where this VS Code has the API. Answers whether it registered one. */
 export function registerAgentSetup(context: vscode.ExtensionContext, deps: AgentSetupDeps): { mcpProvider: boolean } {
-  const { output, folder } = deps;
-  if (folder?.uri.scheme === 'file') {
-    refreshInstalledEntries(folder.uri.fsPath, cliPath(context)).then(
-      (paths) => paths.forEach((p) => output.info(`Pointed the Session Knowledge entries in ${p} at this version of the extension.`)),
-      (err: unknown) => output.warn(`Could not refresh the Session Knowledge entries for Claude Code and MCP: ${(err as Error).message}`),
-    );
-  }
+  const { output } = deps;
+  // Entries installed by an earlier version point at its (now removed) folder: every folder's, now and as folders arrive.
+  const refresh = (folders: readonly vscode.WorkspaceFolder[]) => {
+    for (const folder of folders.filter((f) => f.uri.scheme === 'file')) {
+      refreshInstalledEntries(folder.uri.fsPath, cliPath(context)).then(
+        (paths) => paths.forEach((p) => output.info(`Pointed the Session Knowledge entries in ${p} at this version of the extension.`)),
+        (err: unknown) => output.warn(`Could not refresh the Session Knowledge entries for Claude Code and MCP in ${folder.uri.fsPath}: ${(err as Error).message}`),
+      );
+    }
+  };
+  refresh(vscode.workspace.workspaceFolders ?? []);
+  context.subscriptions.push(vscode.workspace.onDidChangeWorkspaceFolders((e) => refresh(e.added)));
 
   /** Runs a file edit; an invalid file (left untouched by the edit) is named, with a button to open it. */
   const edit = async <T>(what: string, path: string, run: () => Promise<T>): Promise<T | undefined> => {
@@ -59,45 +74,68 @@ export function registerAgentSetup(context: vscode.ExtensionContext, deps: Agent
     }
   };
 
+  /**
+   * Runs `run` in each folder's `.claude/settings.local.json`; a folder whose file is invalid is named (and left
+   * untouched) while the others go on. Answers what was done, with the folder each result belongs to.
+   */
+  const eachSettings = async (folders: readonly vscode.WorkspaceFolder[], failure: string, run: (root: string) => Promise<InstallResult>) => {
+    const done: { folder: vscode.WorkspaceFolder; result: InstallResult }[] = [];
+    for (const folder of folders) {
+      const path = join(folder.uri.fsPath, '.claude', 'settings.local.json');
+      const result = await edit(folders.length > 1 ? `${failure} in ${folder.name}` : failure, path, () => run(folder.uri.fsPath));
+      if (result) done.push({ folder, result });
+    }
+    return done;
+  };
+  /** One folder: its result (as before multi-root); several: one result per folder that succeeded. */
+  const answer = (folders: readonly vscode.WorkspaceFolder[], done: { result: InstallResult }[]) => (folders.length === 1 ? done[0]?.result : done.map((d) => d.result));
+
   context.subscriptions.push(
-    vscode.commands.registerCommand('sessionKnowledge.installClaudeCodeHook', async (): Promise<InstallResult | undefined> => {
-      if (needsFolder(folder, "Claude Code's project settings")) return undefined;
-      const path = join(folder.uri.fsPath, '.claude', 'settings.local.json');
-      const result = await edit('Claude Code hook not installed', path, () => installClaudeCodeHook(folder.uri.fsPath, hookCommand(cliPath(context))));
-      if (!result) return undefined;
-      output.info(`${result.changed ? 'Installed' : 'Already installed:'} the Claude Code hooks in ${result.path}`);
-      tellWithOpen(
-        result.changed
-          ? 'Installed the Session Knowledge hooks (SessionStart, UserPromptSubmit) in .claude/settings.local.json. Claude Code sessions in this folder now carry what is pinned for all agents; every other setting was kept.'
-          : '.claude/settings.local.json already has the Session Knowledge hooks; nothing changed.',
-        result.path,
-      );
-      return result;
+    vscode.commands.registerCommand('sessionKnowledge.installClaudeCodeHook', async (target?: unknown): Promise<InstallResult | InstallResult[] | undefined> => {
+      const folders = targetFolders(target, "Claude Code's project settings");
+      if (folders.length === 0) return undefined;
+      const done = await eachSettings(folders, 'Claude Code hook not installed', (root) => installClaudeCodeHook(root, hookCommand(cliPath(context))));
+      for (const { result } of done) output.info(`${result.changed ? 'Installed' : 'Already installed:'} the Claude Code hooks in ${result.path}`);
+      const changed = done.filter((d) => d.result.changed);
+      if (done.length > 0) {
+        const where = folders.length > 1 ? ` of ${joinNames((changed.length > 0 ? changed : done).map((d) => d.folder.name))}` : '';
+        tellWithOpen(
+          changed.length > 0
+            ? `Installed the Session Knowledge hooks (SessionStart, UserPromptSubmit) in .claude/settings.local.json${where}. Claude Code sessions in ${folders.length > 1 ? 'those folders' : 'this folder'} now carry what is pinned for all agents; every other setting was kept.`
+            : `.claude/settings.local.json${where} already ${done.length > 1 ? 'have' : 'has'} the Session Knowledge hooks; nothing changed.`,
+          (changed[0] ?? done[0]!).result.path,
+        );
+      }
+      return answer(folders, done);
     }),
-    vscode.commands.registerCommand('sessionKnowledge.removeClaudeCodeHook', async (): Promise<InstallResult | undefined> => {
-      if (needsFolder(folder, "Claude Code's project settings")) return undefined;
-      const path = join(folder.uri.fsPath, '.claude', 'settings.local.json');
-      const result = await edit('Claude Code hook not removed', path, () => uninstallClaudeCodeHook(folder.uri.fsPath));
-      if (!result) return undefined;
-      output.info(`${result.changed ? 'Removed' : 'There were no'} Claude Code hooks in ${result.path}`);
-      if (result.changed) tellWithOpen('Removed the Session Knowledge hooks from .claude/settings.local.json; every other setting was kept.', result.path);
-      else void vscode.window.showInformationMessage('.claude/settings.local.json has no Session Knowledge hooks; nothing changed.');
-      return result;
+    vscode.commands.registerCommand('sessionKnowledge.removeClaudeCodeHook', async (target?: unknown): Promise<InstallResult | InstallResult[] | undefined> => {
+      const folders = targetFolders(target, "Claude Code's project settings");
+      if (folders.length === 0) return undefined;
+      const done = await eachSettings(folders, 'Claude Code hook not removed', (root) => uninstallClaudeCodeHook(root));
+      for (const { result } of done) output.info(`${result.changed ? 'Removed' : 'There were no'} Claude Code hooks in ${result.path}`);
+      const changed = done.filter((d) => d.result.changed);
+      const where = (list: typeof done) => (folders.length > 1 ? ` of ${joinNames(list.map((d) => d.folder.name))}` : '');
+      if (changed.length > 0) tellWithOpen(`Removed the Session Knowledge hooks from .claude/settings.local.json${where(changed)}; every other setting was kept.`, changed[0]!.result.path);
+      else if (done.length > 0) void vscode.window.showInformationMessage(`.claude/settings.local.json${where(done)} has no Session Knowledge hooks; nothing changed.`);
+      return answer(folders, done);
     }),
-    vscode.commands.registerCommand('sessionKnowledge.writeMcpJson', async (): Promise<McpConfigResult[] | undefined> => {
-      if (needsFolder(folder, 'the MCP configuration')) return undefined;
-      const root = folder.uri.fsPath;
-      // Claude Code reads .mcp.json; Cursor reads .cursor/mcp.json — written when this is Cursor or the folder has one.
-      const files = [MCP_CONFIG_FILE, ...(/cursor/i.test(vscode.env.appName) || existsSync(join(root, '.cursor')) ? [CURSOR_MCP_CONFIG_FILE] : [])];
+    vscode.commands.registerCommand('sessionKnowledge.writeMcpJson', async (target?: unknown): Promise<McpConfigResult[] | undefined> => {
+      const folders = targetFolders(target, 'the MCP configuration');
+      if (folders.length === 0) return undefined;
       const results: McpConfigResult[] = [];
-      for (const file of files) {
-        const result = await edit(`${file} not written`, join(root, file), () => writeMcpConfig(root, cliPath(context), file));
-        if (!result) continue;
-        results.push(result);
-        output.info(`${result.changed ? 'Wrote' : 'Already current:'} the session-knowledge MCP server in ${result.path}`);
+      for (const folder of folders) {
+        const root = folder.uri.fsPath;
+        // Claude Code reads .mcp.json; Cursor reads .cursor/mcp.json — written when this is Cursor or the folder has one.
+        const files = [MCP_CONFIG_FILE, ...(/cursor/i.test(vscode.env.appName) || existsSync(join(root, '.cursor')) ? [CURSOR_MCP_CONFIG_FILE] : [])];
+        for (const file of files) {
+          const result = await edit(`${folders.length > 1 ? `${folder.name}/` : ''}${file} not written`, join(root, file), () => writeMcpConfig(root, cliPath(context), file));
+          if (!result) continue;
+          results.push(result);
+          output.info(`${result.changed ? 'Wrote' : 'Already current:'} the session-knowledge MCP server in ${result.path}`);
+        }
       }
       if (results.length > 0) {
-        const names = results.map((r) => vscode.workspace.asRelativePath(r.path, false)).join(' and ');
+        const names = joinNames(results.map((r) => vscode.workspace.asRelativePath(r.path, folders.length > 1)));
         tellWithOpen(
           results.some((r) => r.changed)
             ? `Added the session-knowledge MCP server to ${names} (every other server kept). It runs \`node ${vscode.workspace.asRelativePath(cliPath(context))} mcp\`: Node must be on PATH.`
