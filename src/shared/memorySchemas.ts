@@ -121,7 +121,7 @@ const Body = z.string().max(MEMORY_BODY_MAX, `a body has at most ${MEMORY_BODY_M
 const Tags = z.array(z.string().max(50)).max(20);
 const Id = z.string().min(1).max(100);
 /** A workspace folder, by its name (project memory only). */
-const FolderName = z.string().min(1).max(200);
+export const FolderName = z.string().min(1).max(200);
 
 /** Settings the extension owns and passes to the server (and again whenever they change). */
 export const MemoryConfigSchema = z.object({

@@ -23,6 +23,7 @@ import { z } from 'zod';
 import {
   ConsolidateParamsSchema,
   FlagWrongParamsSchema,
+  FolderName,
   InboxApproveEditedParamsSchema,
   InboxMergeParamsSchema,
   InboxRejectParamsSchema,
@@ -71,9 +72,9 @@ export const PanelParamsSchemas = {
   'memory/forget': z.object({ id: MemoryId }).strict(),
   'memory/markReviewed': MarkMemoryReviewedParamsSchema,
   /** Export a scope: the host asks where to save it. Answers the path written, or null when cancelled. */
-  'memory/export': z.object({ scope: MemoryScopeSchema, format: z.enum(['json', 'markdown']), folder: z.string().min(1).max(200).optional() }).strict(),
+  'memory/export': z.object({ scope: MemoryScopeSchema, format: z.enum(['json', 'markdown']), folder: FolderName.optional() }).strict(),
   /** Import into a scope: the host asks which file. Answers the import result, or null when cancelled. */
-  'memory/import': z.object({ scope: MemoryScopeSchema, format: z.enum(['json', 'markdown']), folder: z.string().min(1).max(200).optional() }).strict(),
+  'memory/import': z.object({ scope: MemoryScopeSchema, format: z.enum(['json', 'markdown']), folder: FolderName.optional() }).strict(),
   /**
    * The decision inbox: one page of pending proposals and pending agent entries, grouped by session (newest
    * group first). Answers `InboxPage`. The webview asks for the first `limit` items and grows `limit` ("Show more").

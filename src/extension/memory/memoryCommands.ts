@@ -18,7 +18,7 @@ const SCOPES: { label: string; scope: MemoryScope; detail: string }[] = [
 ];
 
 /** A scope, and for project memory of a multi-root workspace the folder (by name) whose memory.jsonl it is. */
-interface ScopeChoice {
+export interface ScopeChoice {
   scope: MemoryScope;
   folder?: string;
 }
@@ -45,8 +45,12 @@ async function pickScope(client: LanguageClient, title: string, opts: { allowSes
   return (await vscode.window.showQuickPick(items, { title }))?.choice;
 }
 
-/** "project" / "infra's project" / "every folder's project", for messages. */
-const scopeName = (c: ScopeChoice, folders = false): string => (c.folder !== undefined ? `${c.folder}'s project` : c.scope === 'project' && folders ? "every folder's project" : c.scope);
+/** "project" / "infra's project" / "every folder's project", for messages (the panel's too). */
+export const scopeName = (c: ScopeChoice, folders = false): string => (c.folder !== undefined ? `${c.folder}'s project` : c.scope === 'project' && folders ? "every folder's project" : c.scope);
+
+/** The file an export is offered as: `memory-project.json`, `memory-project-infra.md`… */
+export const exportFileName = (c: ScopeChoice, format: 'json' | 'markdown'): string =>
+  `memory-${c.scope}${c.folder !== undefined ? `-${c.folder.replace(/[^\w.-]+/g, '_')}` : ''}.${format === 'json' ? 'json' : 'md'}`;
 const withFolder = (c: ScopeChoice) => (c.folder !== undefined ? { folder: c.folder } : {});
 
 function failed(what: string, err: unknown): void {
@@ -66,7 +70,7 @@ export function registerMemoryCommands(context: vscode.ExtensionContext, client:
       if (!format) return;
       const target = await vscode.window.showSaveDialog({
         title: 'Export memory',
-        defaultUri: vscode.Uri.joinPath(vscode.workspace.workspaceFolders?.[0]?.uri ?? context.globalStorageUri, `memory-${scope}${choice.folder !== undefined ? `-${choice.folder.replace(/[^\w.-]+/g, '_')}` : ''}.${format === 'json' ? 'json' : 'md'}`),
+        defaultUri: vscode.Uri.joinPath(vscode.workspace.workspaceFolders?.[0]?.uri ?? context.globalStorageUri, exportFileName(choice, format)),
       });
       if (!target) return;
       try {

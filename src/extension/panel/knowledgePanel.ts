@@ -40,6 +40,7 @@ import type { PanelHost } from './panelHost';
 import { panelHtml, panelResourceRoots } from './panelHtml';
 import { PanelStateBuilder, errorMessage, inboxCounts, inboxPage, isMethodNotFound, mergeTargets, resolveTitles, toRows } from './panelState';
 import { SeenStore } from './seenStore';
+import { exportFileName, scopeName } from '../memory/memoryCommands';
 
 export type { PanelHost } from './panelHost';
 
@@ -244,8 +245,8 @@ class KnowledgePanelProvider implements vscode.WebviewViewProvider, vscode.Dispo
         this.requireMemory();
         const text = await client.sendRequest(MemoryExportRequest.type, p);
         const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
-        const what = p.folder !== undefined ? `${p.folder}'s project` : p.scope;
-        const name = `memory-${p.folder !== undefined ? `${p.scope}-${p.folder.replace(/[^\w.-]+/g, '_')}` : p.scope}.${p.format === 'json' ? 'json' : 'md'}`;
+        const what = scopeName(p);
+        const name = exportFileName(p, p.format);
         const target = await vscode.window.showSaveDialog({
           title: `Export ${what} memory`,
           saveLabel: 'Export',
@@ -260,7 +261,7 @@ class KnowledgePanelProvider implements vscode.WebviewViewProvider, vscode.Dispo
       'memory/import': async (p) => {
         this.requireMemory();
         const picked = await vscode.window.showOpenDialog({
-          title: `Import into ${p.folder !== undefined ? `${p.folder}'s project` : p.scope} memory`,
+          title: `Import into ${scopeName(p)} memory`,
           openLabel: 'Import',
           canSelectMany: false,
           filters: p.format === 'json' ? { JSON: ['json'] } : { Markdown: ['md', 'markdown'] },
@@ -269,7 +270,7 @@ class KnowledgePanelProvider implements vscode.WebviewViewProvider, vscode.Dispo
         if (!file) return null;
         const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(file));
         const result = await client.sendRequest(MemoryImportRequest.type, { scope: p.scope, format: p.format, text, ...(p.folder !== undefined ? { folder: p.folder } : {}) });
-        const summary = importSummary(p.folder !== undefined ? `${p.folder}'s project` : p.scope, result);
+        const summary = importSummary(scopeName(p), result);
         void vscode.window.showInformationMessage(summary);
         return changed({ ...result, summary });
       },

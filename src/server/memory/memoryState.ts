@@ -175,18 +175,27 @@ export class MemoryState {
 
   /** Every store: each folder's project memory (or the placeholder), personal, session. Rebuilt when the folders change. */
   stores(): readonly ScopeState[] {
-    if (!this.storeList) {
-      this.storeList = [...(this.projects.length > 0 ? this.projects : [this.noProject]), this.personal, this.session];
-      this.storesByKey = new Map(this.storeList.map((s) => [s.key, s]));
-    }
-    return this.storeList;
+    return this.storeIndex().list;
   }
-  private storeList: readonly ScopeState[] | null = null;
-  private storesByKey = new Map<string, ScopeState>();
+
+  /** The stores in order and by key, built once per folder change. */
+  private storeIndex(): { list: readonly ScopeState[]; byKey: ReadonlyMap<string, ScopeState> } {
+    if (!this.builtStores) {
+      const list = [...this.projectStores(), this.personal, this.session];
+      this.builtStores = { list, byKey: new Map(list.map((s) => [s.key, s])) };
+    }
+    return this.builtStores;
+  }
+  private builtStores: { list: readonly ScopeState[]; byKey: ReadonlyMap<string, ScopeState> } | null = null;
 
   /** The stores of one scope (several for project memory in a multi-root workspace). */
   storesOf(scope: MemoryScope): readonly ScopeState[] {
-    return scope === 'project' ? (this.projects.length > 0 ? this.projects : [this.noProject]) : [scope === 'personal' ? this.personal : this.session];
+    return scope === 'project' ? this.projectStores() : [scope === 'personal' ? this.personal : this.session];
+  }
+
+  /** Each folder's project store, or the "no folder" placeholder when no folder is open. */
+  private projectStores(): readonly ScopeState[] {
+    return this.projects.length > 0 ? this.projects : [this.noProject];
   }
 
   /** More than one folder: project entries carry their folder's name. */
@@ -234,8 +243,7 @@ export class MemoryState {
   /** The entry under a search-index key. */
   byKey(key: string): StoredEntry | undefined {
     const cut = key.indexOf('\u0000');
-    this.stores();
-    const s = this.storesByKey.get(key.slice(0, cut));
+    const s = this.storeIndex().byKey.get(key.slice(0, cut));
     return s?.loaded ? s.byId.get(key.slice(cut + 1)) : undefined;
   }
 
@@ -259,7 +267,7 @@ export class MemoryState {
       }
     }
     this.projects = next;
-    this.storeList = null;
+    this.builtStores = null;
     this.ordered = null;
   }
 

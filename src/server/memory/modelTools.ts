@@ -4,7 +4,7 @@
  * to a model, and the envelope every stored text travels in. Pure: no `vscode`, no SDK.
  */
 import { z } from 'zod';
-import { MEMORY_BODY_MAX, MEMORY_TITLE_MAX, MemoryScopeSchema, MemoryTypeSchema, type MemoryEntryView } from '../../shared/memorySchemas';
+import { FolderName, MEMORY_BODY_MAX, MEMORY_TITLE_MAX, MemoryScopeSchema, MemoryTypeSchema, type MemoryEntryView } from '../../shared/memorySchemas';
 import { gateForEnvelope, wrapInEnvelope } from '../threat/envelope';
 
 export const RememberToolInput = z.object({
@@ -14,7 +14,7 @@ export const RememberToolInput = z.object({
   tags: z.array(z.string().max(50)).max(20).default([]),
   scope: MemoryScopeSchema.default('project'),
   /** Project memory of a multi-root workspace: the folder (by name) whose memory.jsonl keeps it; default the first. */
-  folder: z.string().min(1).max(200).optional(),
+  folder: FolderName.optional(),
 });
 export const RecallToolInput = z.object({ query: z.string().max(500), limit: z.number().int().min(1).max(20).optional(), type: MemoryTypeSchema.optional(), scope: MemoryScopeSchema.optional() });
 export const IdToolInput = z.object({ id: z.string().min(1).max(100) });

@@ -99,16 +99,15 @@ export async function recall(st: MemoryState, params: RecallParams): Promise<Mem
 
 /** Trigram candidates (accepted only), then fuse.js over title, body and tags with a score threshold. */
 function searchEntries(st: MemoryState, query: string, accept: (e: StoredEntry) => boolean, k: number): StoredEntry[] {
-  const byKey = (key: string): StoredEntry | undefined => st.byKey(key);
   const grams = trigrams(query);
   let candidates: StoredEntry[];
   if (grams.length > 0) {
     candidates = st.search
       .topCandidates(grams, k, (key) => {
-        const e = byKey(key);
+        const e = st.byKey(key);
         return e !== undefined && accept(e);
       })
-      .map((key) => byKey(key)!);
+      .map((key) => st.byKey(key)!);
   } else {
     const q = query.trim().toLowerCase();
     candidates = st
