@@ -17,6 +17,8 @@ import { resolve } from 'node:path';
 import { evaluate, parseLabelled } from '../src/server/threat/evaluate';
 import { allRulePatterns, hashContent, scanText, ThreatScanner } from '../src/server/threat/threatScanner';
 import { seededRandom } from '../test/helpers/hostile';
+import { nameFindings } from '../src/server/threat/names';
+import { scanKnowledgeText } from '../src/server/threat/scanForBlock';
 
 /** Hard negatives: benign, but full of trigger words. */
 const BENIGN = [
@@ -279,6 +281,26 @@ export async function runThreatBench(): Promise<void> {
       `| ${name} | ${trained} | ${s.recall.toFixed(3)} (${s.headline.caught}/${s.headline.n}) | ${s.fpr.toFixed(3)} (${s.benign.flagged}/${s.benign.n}) | ${s.stretch.caught}/${s.stretch.n} | ${s.policy.caught}/${s.policy.n} |`,
     );
   }
+  namesTable(root);
+}
+
+/**
+ * Names that reach a model (pin ids with their folder and file names, `src/server/threat/names.ts`): paths written
+ * blind to the code by a helper, scored once; nothing was tuned on them. Beside it, the raw id scanned as text.
+ */
+export function namesTable(root: string): void {
+  const read = (f: string) => readFileSync(resolve(root, 'test/fixtures/names', f), 'utf8').split('\n').filter(Boolean);
+  const scan = scanKnowledgeText; // what every read judges
+  const rate = (paths: readonly string[], flag: (p: string) => boolean) => {
+    const n = paths.filter(flag).length;
+    return `${(n / paths.length).toFixed(3)} (${n}/${paths.length})`;
+  };
+  const hostile = read('hostile-paths.txt');
+  const benign = read('benign-paths.txt');
+  console.log('\n| names (blind, never tuned on) | hostile flagged | benign flagged |');
+  console.log('|---|---|---|');
+  console.log(`| read as words (what delivery does) | ${rate(hostile, (p) => nameFindings(p, scan).length > 0)} | ${rate(benign, (p) => nameFindings(p, scan).length > 0)} |`);
+  console.log(`| the raw id as text (baseline) | ${rate(hostile, (p) => scan(p).length > 0)} | ${rate(benign, (p) => scan(p).length > 0)} |`);
 }
 
 if (typeof module !== 'undefined' && require.main === module) {

@@ -32,6 +32,7 @@ import { FOLDER_RESOURCE_TEMPLATE, RESOURCE_TEMPLATE, idFromResourceUri, leftOut
 import { SessionError } from '../server/delivery/sessionService';
 import { toId } from '../server/notes/noteIndex';
 import { MemoryError } from '../server/memory/errors';
+import { isNameFinding } from '../server/threat/names';
 import type { MemoryService } from '../server/memory/memoryService';
 import { memorySwitchPath, readMemorySwitch } from '../server/memory/memorySwitch';
 import { IdToolInput, RecallToolInput, RememberToolInput, describeEntry, inputProblem, memoryEnvelope, rememberedSentence } from '../server/memory/modelTools';
@@ -248,7 +249,7 @@ export async function createKnowledgeMcpServer(options: KnowledgeMcpOptions): Pr
     // A clean note is returned as it is on disk, without the envelope: a resource is the user's own file, which
     // the client shows, attaches or diffs as that file (the person, or the host application, chooses to read it),
     // and it was judged just now. A flagged one is replaced by the notice: its text never leaves this process.
-    return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: rules.length > 0 ? withheldNotice(id, rules) : judged.text }] };
+    return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: rules.length > 0 ? withheldNotice(id, rules, judged.findings.some(isNameFinding)) : judged.text }] };
   }
   mcp.server.setRequestHandler(SubscribeRequestSchema, (request) => {
     subscribed.add(request.params.uri);

@@ -14,6 +14,7 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { extname, isAbsolute, join, relative, resolve } from 'node:path';
 import { scanKnowledgeText } from '../server/threat/scanForBlock';
+import { nameFindings } from '../server/threat/names';
 import { hashContent, RULESET_VERSION, type ThreatFinding } from '../server/threat/threatScanner';
 
 export interface ScanIo {
@@ -193,7 +194,11 @@ async function scanPaths(paths: string[], io: ScanIo, hooks: ScanHooks): Promise
     const before = report.flagged;
     if (ext === '.jsonl') scanJsonLines(path, text, io, hooks, report, folder);
     else if (ext === '.json') scanJsonDocument(path, text, io, hooks, report, folder);
-    else emit(io, hooks, report, rel(io, path), text, scanKnowledgeText(text), (o) => lineCol(text, o), undefined, folder);
+    else {
+      // A note's name reaches the model too (`threat/names.ts`): its findings come first, at 1:1.
+      const named = nameFindings(folder !== undefined ? `${folder}/${rel(io, path)}` : rel(io, path), scanKnowledgeText);
+      emit(io, hooks, report, rel(io, path), text, [...named, ...scanKnowledgeText(text)], (o) => lineCol(text, o), undefined, folder);
+    }
     if (folder !== undefined && report.byFolder) report.byFolder.set(folder, (report.byFolder.get(folder) ?? 0) + report.flagged - before);
   }
   if (report.flagged) {

@@ -15,6 +15,7 @@ import type { FolderSpec } from '../shared/workspaceFolders';
 import { SessionService } from './delivery/sessionService';
 import { PinnedFileReader, type ScanFn } from './delivery/knowledgeBlock';
 import { defaultScan } from './threat/scanForBlock';
+import { nameFindings, type NameFinding } from './threat/names';
 import { RULESET_VERSION, type ThreatFinding } from './threat/threatScanner';
 import type { Review } from './review/reviewStore';
 import { contentRevision } from './notes/noteIndex';
@@ -98,6 +99,7 @@ export class KnowledgeCore {
       checkPin: specs.length > 0 ? (pin) => this.folders.check(pin) : null,
       reader: specs.length > 0 ? new PinnedFileReader((id) => this.folders.check(id)) : null,
       judge: (id, text, revision) => this.judge(id, text, revision),
+      judgeName: (id) => this.nameFindings(id),
       memoryIndex: async (sessionKey) => (this.memory ? this.memory.indexFor(sessionKey, options.memoryWaitMs ?? 1500) : null),
       memoryIndexBudget: () => this.memory?.currentConfig.indexBudgetTokens,
       defaultBudgetTokens: options.defaultBudgetTokens ?? DEFAULT_BUDGET_TOKENS,
@@ -196,9 +198,20 @@ export class KnowledgeCore {
     return out;
   }
 
+  /** The findings on an item's text, after those on its name (a name reaches the model too: `threat/names.ts`). */
+  private withName(id: string, findings: readonly ThreatFinding[]): readonly ThreatFinding[] {
+    const named = id ? this.nameFindings(id) : [];
+    return named.length === 0 ? findings : [...named, ...findings];
+  }
+
+  /** Findings on a pin id: its folder's name, directories and file name read as words. Reviews do not apply here. */
+  nameFindings(id: string): readonly NameFinding[] {
+    return nameFindings(id, this.scan as (text: string) => readonly ThreatFinding[]);
+  }
+
   /** Findings that stand for this text now (current rule set; a matching review in the item's folder clears them). Scanned on every read. */
   judge(id: string, text: string, revision: string): readonly ThreatFinding[] {
-    const findings = this.scan(text, revision) as readonly ThreatFinding[];
+    const findings = this.withName(id, this.scan(text, revision) as readonly ThreatFinding[]);
     if (findings.length === 0) return findings;
     const at = id ? this.folders.locate(id) : undefined;
     return at?.folder.reviews.isReviewed(at.rel, revision, RULESET_VERSION) ? [] : findings;
@@ -216,7 +229,7 @@ export class KnowledgeCore {
     }
     const text = bytes.toString('utf8');
     const revision = contentRevision(bytes);
-    const allFindings = this.scan(text, revision) as readonly ThreatFinding[];
+    const allFindings = this.withName(check.id, this.scan(text, revision) as readonly ThreatFinding[]);
     const found = allFindings.length > 0 ? check.folder.reviews.find(check.rel, revision, RULESET_VERSION) : undefined;
     // Reviews on disk name the path inside their folder; callers see the workspace id.
     const review = found ? { ...found, id: check.id } : undefined;

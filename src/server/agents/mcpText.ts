@@ -46,7 +46,14 @@ export function idFromResourceUri(uri: string, folders: readonly string[] = []):
 export const ruleIds = (findings: readonly { ruleId: string }[]): string[] => [...new Set(findings.map((f) => f.ruleId))];
 
 /** What a flagged note or plan is replaced by, wherever its text would go. Names the rules, never the text. */
-export function withheldNotice(id: string, rules: readonly string[]): string {
+export function withheldNotice(id: string, rules: readonly string[], nameWithheld = false): string {
+  // A name that reads as an instruction is not repeated to the model (`threat/names.ts`).
+  if (nameWithheld) {
+    return (
+      `[Withheld: the name of this item reads as an instruction (${rules.join(', ') || 'threat rule'}), so neither its name nor its text is shown to a model. ` +
+      'A person can look at it in VS Code (Session Knowledge marks the finding) or with `session-knowledge scan`, and rename it or mark it reviewed.]'
+    );
+  }
   return (
     `[Withheld: ${id} reads as an instruction (${rules.join(', ') || 'threat rule'}), so its text is not shown to a model. ` +
     `A person can look at it in VS Code (Session Knowledge marks the finding) or with \`session-knowledge scan ${id}\`, ` +

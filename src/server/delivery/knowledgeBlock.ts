@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import { gateForEnvelope, wrapInEnvelope } from '../threat/envelope';
 import { checkPinnable } from '../pinPolicy';
 import { computeSignature, type SignatureItem } from './deliveredSignature';
+import { isNameFinding } from '../threat/names';
 
 /** A finding as the block needs it; the scanner's findings carry more. */
 export interface BlockFinding {
@@ -45,6 +46,8 @@ export interface PinnedContent {
   /** Why it was withheld or unavailable. */
   reason?: string;
   findings?: readonly BlockFinding[];
+  /** Its id reads as an instruction (`threat/names.ts`): the block never prints it. */
+  nameWithheld?: boolean;
 }
 
 export interface BlockBudget {
@@ -145,16 +148,21 @@ export class PinnedFileReader {
   }
 }
 
-export async function loadPinned(reader: PinnedFileReader, pins: readonly string[], judge: JudgeFn): Promise<PinnedContent[]> {
+/**
+ * Reads and judges each pin. `judge` answers the findings on an item's name with those on its text (a review of
+ * the item clears both); `judgeName` is asked for items that cannot be read, whose name is still printed.
+ */
+export async function loadPinned(reader: PinnedFileReader, pins: readonly string[], judge: JudgeFn, judgeName: (id: string) => readonly BlockFinding[] = () => []): Promise<PinnedContent[]> {
   return Promise.all(
     pins.map(async (id): Promise<PinnedContent> => {
       const read = await reader.read(id);
       const kind = read.kind;
-      if ('error' in read) return { id, kind, state: 'unavailable', revision: 'unavailable', text: '', reason: read.error };
+      if ('error' in read) return { id, kind, state: 'unavailable', revision: 'unavailable', text: '', reason: read.error, ...(judgeName(id).length > 0 ? { nameWithheld: true } : {}) };
       const findings = judge(id, read.text, read.revision);
       if (findings.length > 0) {
         const rules = [...new Set(findings.map((f) => f.ruleId))];
-        return { id, kind, state: 'withheld', revision: read.revision, text: '', findings, reason: `reads as an instruction (${rules.join(', ')})` };
+        const named = findings.some(isNameFinding);
+        return { id, kind, state: 'withheld', revision: read.revision, text: '', findings, reason: `${named ? 'its name ' : ''}reads as an instruction (${rules.join(', ')})`, ...(named ? { nameWithheld: true } : {}) };
       }
       const text = read.truncated ? `${read.text}\n[… the rest of this file is over ${MAX_PINNED_BYTES / 1024} KiB and was not included]` : read.text;
       return { id, kind, state: 'ok', revision: read.revision, text };
@@ -189,7 +197,7 @@ export class BlockMemo {
 
   compile(items: readonly PinnedContent[], memory: readonly MemoryIndexEntry[] | null, budgetTokens: number, memoryBudgetTokens = Number.POSITIVE_INFINITY): CompiledBlock {
     let key = `${budgetTokens}\u0000${memoryBudgetTokens}`;
-    for (const i of items) key += `\u0000${i.id}\u0001${i.revision}\u0001${i.state}\u0001${i.reason ?? ''}`;
+    for (const i of items) key += `\u0000${i.id}\u0001${i.revision}\u0001${i.state}\u0001${i.reason ?? ''}\u0001${i.nameWithheld ? 1 : 0}`;
     const hit = this.recent.get(key);
     if (hit && hit.memory === memory) return hit.block;
     const block = compileBlock(items, memory, budgetTokens, memoryBudgetTokens);
@@ -234,13 +242,15 @@ export function compileBlock(
 
   for (const item of items) {
     const label = item.kind === 'file' ? 'Pinned file' : item.kind === 'note' ? 'Pinned note' : 'Pinned plan';
-    const id = g(item.id);
+    // A name that reads as an instruction is never printed: the item is named by what it is.
+    const shown = item.nameWithheld ? `(a ${item.kind} whose name is withheld)` : item.id;
+    const id = g(shown);
     if (item.state === 'unavailable') {
-      if (!add(`\n[${label} ${id} is unavailable: ${g(item.reason ?? 'could not be read')}.]\n`)) budget.cutItems.push(item.id);
+      if (!add(`\n[${label} ${id} is unavailable: ${g(item.reason ?? 'could not be read')}.]\n`)) budget.cutItems.push(shown);
       continue;
     }
     if (item.state === 'withheld') {
-      if (!add(`\n[A pinned item was withheld: ${id} ${g(item.reason ?? 'reads as an instruction')}. The user can review it in VS Code.]\n`)) budget.cutItems.push(item.id);
+      if (!add(`\n[A pinned item was withheld: ${id} ${g(item.reason ?? 'reads as an instruction')}. The user can review it in VS Code.]\n`)) budget.cutItems.push(shown);
       continue;
     }
     const header = `\n--- ${label}: ${id} ---\n`;

@@ -9,7 +9,7 @@ import type { SessionStore } from '../store/sessionStore';
 import { lastActivity } from '../store/sessionStore';
 import { MAX_RESULTS, type SessionMeta } from '../store/schemas';
 import type { PinCheck } from '../pinPolicy';
-import { BlockMemo, loadPinned, type CompiledBlock, type MemoryIndexEntry, type PinnedFileReader, type JudgeFn } from './knowledgeBlock';
+import { BlockMemo, loadPinned, type CompiledBlock, type MemoryIndexEntry, type PinnedFileReader, type JudgeFn, type BlockFinding } from './knowledgeBlock';
 
 export class SessionError extends Error {
   constructor(
@@ -31,6 +31,8 @@ export interface SessionServiceDeps {
   checkPin: ((idOrPath: string) => PinCheck) | null;
   reader: PinnedFileReader | null;
   judge: JudgeFn;
+  /** Findings on a pin's id alone (`threat/names.ts`): for pins that cannot be read, whose id is still printed. */
+  judgeName?: (id: string) => readonly BlockFinding[];
   /** The memory index when memory exists and is on; null otherwise (absent, never empty-by-failure). */
   memoryIndex: (sessionKey: string | undefined) => Promise<MemoryIndexEntry[] | null>;
   /** Tokens the memory index may take of the block (the person's index budget); unlimited when absent. */
@@ -158,7 +160,10 @@ export class SessionService {
 
   /** Compiles the block for a session's pins (and the memory index) without changing anything. */
   async compile(pins: readonly string[], budgetTokens?: number, sessionKey?: string, withMemory = true): Promise<CompiledBlock> {
-    const items = this.deps.reader ? await loadPinned(this.deps.reader, pins, this.deps.judge) : pins.map((id) => ({ id, kind: 'file' as const, state: 'unavailable' as const, revision: 'unavailable', text: '', reason: 'no workspace folder is open' }));
+    const judgeName = this.deps.judgeName ?? (() => []);
+    const items = this.deps.reader
+      ? await loadPinned(this.deps.reader, pins, this.deps.judge, judgeName)
+      : pins.map((id) => ({ id, kind: 'file' as const, state: 'unavailable' as const, revision: 'unavailable', text: '', reason: 'no workspace folder is open', ...(judgeName(id).length > 0 ? { nameWithheld: true } : {}) }));
     let memory: MemoryIndexEntry[] | null = null;
     try {
       memory = withMemory ? await this.deps.memoryIndex(sessionKey) : null;

@@ -17,6 +17,7 @@ import { JsonlScopeFile, ScopeUnreadableError, type MutationPlan } from './jsonl
 import { compareEntries, isPendingProposal, isRejected, type StoredEntry } from './memoryEntry';
 import { TokenIndex, trigrams, wordSet } from './similarity';
 import { VerdictStore } from '../threat/verdictStore';
+import { nameFindings } from '../threat/names';
 
 /** One workspace folder's project memory: `<path>/.knowledge/memory.jsonl`, judged against that folder's reviews. */
 export interface ProjectFolder {
@@ -233,6 +234,16 @@ export class MemoryState {
   /** The folder name shown on `e`: project entries of a multi-root workspace only. */
   folderOf(e: StoredEntry): string | undefined {
     return e.scope === 'project' && this.multiFolder ? this.storeOf(e).folder?.name : undefined;
+  }
+
+  /**
+   * The folder a model is told for `e`: its name, or its place (`#2`) when the name reads as an instruction (a
+   * `.code-workspace` in a repository names its folders; `threat/names.ts`). People see the name itself.
+   */
+  folderForModel(e: StoredEntry): string | undefined {
+    const name = this.folderOf(e);
+    if (name === undefined || nameFindings(name, this.deps.scan).length === 0) return name;
+    return `#${this.projects.indexOf(this.storeOf(e)) + 1} whose name is withheld`;
   }
 
   /** Where a person's review of `e` is kept: a project entry's folder; the first folder for the rest. */

@@ -90,11 +90,18 @@ export async function recall(st: MemoryState, params: RecallParams): Promise<Mem
       .filter(accept)
       .sort((a, b) => rank[a.importance] - rank[b.importance] || (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0))
       .slice(0, p.limit)
-      .map((e) => toView(st, e, now));
+      .map((e) => modelEntryView(st, e, now));
   }
   return searchEntries(st, p.query, accept, CANDIDATES)
     .slice(0, p.limit)
-    .map((e) => toView(st, e, now));
+    .map((e) => modelEntryView(st, e, now));
+}
+
+/** An entry as a model is given it: a folder whose name reads as an instruction is named by its place. */
+function modelEntryView(st: MemoryState, e: StoredEntry, now: number): MemoryEntryView {
+  const view = toView(st, e, now);
+  const folder = st.folderForModel(e);
+  return folder === view.folder ? view : { ...view, ...(folder !== undefined ? { folder } : {}) };
 }
 
 /** Trigram candidates (accepted only), then fuse.js over title, body and tags with a score threshold. */
@@ -134,7 +141,7 @@ export async function read(st: MemoryState, id: string, opts: { sessionKey?: str
   const now = st.now().getTime();
   const forModel = opts.forModel ?? opts.sessionKey !== undefined;
   if (forModel && !modelView(st, e, opts.sessionKey, now)) return null;
-  return toView(st, e, now);
+  return forModel ? modelEntryView(st, e, now) : toView(st, e, now);
 }
 
 interface IndexMemo {
@@ -163,7 +170,7 @@ export async function indexFor(st: MemoryState, sessionKey: string | undefined):
   const memo = memos.get(memoKey);
   if (memo && memo.inputs.length === inputs.length && memo.inputs.every((v, i) => v === inputs[i])) return memo.index;
   const visible = st.allOrdered().filter((e) => modelView(st, e, sessionKey, now));
-  const index = buildLayeredIndex(visible, sessionKey, (e) => st.folderOf(e));
+  const index = buildLayeredIndex(visible, sessionKey, (e) => st.folderForModel(e));
   memos.set(memoKey, { inputs, index });
   if (memos.size > 64) memos.delete(memos.keys().next().value!);
   return index;
