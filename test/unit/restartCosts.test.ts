@@ -12,6 +12,7 @@ import { MemoryService, memoryPaths } from '../../src/server/memory/memoryServic
 import { JsonlScopeFile } from '../../src/server/memory/jsonlStore';
 import { VerdictStore } from '../../src/server/threat/verdictStore';
 import { BlockMemo, type PinnedContent } from '../../src/server/delivery/knowledgeBlock';
+import { sameExceptNonce } from '../../src/server/threat/envelope';
 import { RULESET_VERSION } from '../../src/server/threat/threatScanner';
 import type { BlockFinding } from '../../src/server/delivery/knowledgeBlock';
 import { storedLine } from './memoryLines';
@@ -167,7 +168,10 @@ test('the layered index and the block are memoised: nothing changed answers the 
   const memo = new BlockMemo();
   const items: PinnedContent[] = [{ id: 'n.md', kind: 'note', state: 'ok', revision: 'r1', text: 'hello' }];
   const x = memo.compile(items, c, 8000);
-  assert.equal(memo.compile([{ ...items[0]! }], c, 8000), x, 'same revisions: the same block');
+  const x2 = memo.compile([{ ...items[0]! }], c, 8000);
+  assert.equal(x2.signature, x.signature, 'same revisions: the same signature');
+  assert.ok(sameExceptNonce(x2.text, x.text), 'same revisions: the same block but for its nonce');
+  assert.notEqual(x2.text, x.text, 'each block text carries its own fresh nonce');
   const y = memo.compile([{ ...items[0]!, revision: 'r2', text: 'hello again' }], c, 8000);
   assert.notEqual(y, x);
   assert.notEqual(y.signature, x.signature);

@@ -12,7 +12,7 @@ import type * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { JudgeTextsRequest } from '../../shared/protocol';
 import type { JudgeTextsResult } from '../../shared/schemas';
-import { ENVELOPE_BEGIN_SENTINEL, ENVELOPE_END_SENTINEL, wrapInEnvelope } from '../../server/threat/envelope';
+import { envelopeInside, wrapInEnvelope } from '../../server/threat/envelope';
 import { firstLiveTurn, type KnowledgeResultMetadata, type Turn } from './history';
 import { requestWithTimeout } from './knowledgeSend';
 
@@ -35,11 +35,10 @@ interface Section {
 
 /** A block's inside split at its section headers, or one section when it is not a block we compiled. */
 function sections(block: string): { sections: Section[]; parsed: boolean } {
-  const begin = block.indexOf(`${ENVELOPE_BEGIN_SENTINEL}\n`);
-  const end = block.lastIndexOf(`\n${ENVELOPE_END_SENTINEL}`);
-  if (begin < 0 || end < begin) return { sections: [{ text: block }], parsed: false };
   // With its last line break: a section's body then is exactly what the compiler placed (reviews match its hash).
-  const inside = block.slice(begin + ENVELOPE_BEGIN_SENTINEL.length + 1, end + 1);
+  // The envelope's own nonce line is not part of it (a replay is wrapped again, with a fresh nonce).
+  const inside = envelopeInside(block)?.inside;
+  if (inside === undefined) return { sections: [{ text: block }], parsed: false };
   const matches = [...inside.matchAll(HEADER)];
   const out: Section[] = [{ text: inside.slice(0, matches[0]?.index ?? inside.length) }];
   matches.forEach((m, i) => {

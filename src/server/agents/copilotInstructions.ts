@@ -9,6 +9,7 @@
 import { promises as fs } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { withFileLock, writeFileAtomic } from '../store/atomicFile';
+import { sameExceptNonce } from '../threat/envelope';
 
 export const COPILOT_INSTRUCTIONS_FILE = '.github/instructions/session-knowledge.instructions.md';
 
@@ -55,7 +56,8 @@ export async function writeInstructionFile(workspaceFolder: string, content: str
   const path = join(workspaceFolder, COPILOT_INSTRUCTIONS_FILE);
   return withFileLock(path, async () => {
     const before = await readIfExists(path);
-    if (before === content) return { path, changed: false };
+    // A new envelope nonce alone is no change: the inside is the very one the file's nonce was drawn after.
+    if (before !== undefined && sameExceptNonce(before, content)) return { path, changed: false };
     if (before !== undefined && !isOurInstructionFile(before)) throw new InstructionFileError(path);
     await writeFileAtomic(path, content, { keepMode: true, mode: 0o644 });
     return { path, changed: true };

@@ -10,7 +10,7 @@
 import { promises as fs, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
-import { gateForEnvelope, wrapInEnvelope } from '../threat/envelope';
+import { gateForEnvelope, wrapGated, wrapInEnvelope } from '../threat/envelope';
 import { checkPinnable } from '../pinPolicy';
 import { computeSignature, type SignatureItem } from './deliveredSignature';
 import { isNameFinding } from '../threat/names';
@@ -184,14 +184,34 @@ export function memoryMoreLine(count: number, anyListed: boolean): string {
   return `[${count} ${anyListed ? 'more ' : ''}remembered ${count === 1 ? 'entry' : 'entries'} not listed — use knowledge_recall to search them.]\n`;
 }
 
+/** A block before its envelope: the gated inside (null when there is nothing to send), signature, items, budget. */
+interface CompiledInside {
+  inside: string | null;
+  signature: string;
+  items: readonly PinnedContent[];
+  budget: BlockBudget;
+}
+
+/**
+ * The block text around a compiled inside, with a FRESH nonce every time: the nonce is drawn after every
+ * stored text in the block was read, so none of it can carry the nonce, and each text actually sent has its
+ * own. The signature (what a session carries) is the inside's, so it never depends on the nonce.
+ */
+function wrapCompiled(c: CompiledInside): CompiledBlock {
+  if (c.inside === null) return { text: '', signature: c.signature, items: [...c.items], budget: { ...c.budget, cutItems: [...c.budget.cutItems] } };
+  const text = wrapGated(c.inside);
+  return { text, signature: c.signature, items: [...c.items], budget: { ...c.budget, cutItems: [...c.budget.cutItems], usedTokens: estimateTokens(text) } };
+}
+
 /**
  * `compileBlock` memoised by the revisions of its inputs: the same pins at the same revisions and states, the same
  * memory index (the very array: the memory service answers the same one while nothing it depends on changed) and
- * the same budgets answer the block compiled last time — "did anything change?" is one comparison.
+ * the same budgets answer the inside compiled last time — "did anything change?" is one comparison. The memo keeps
+ * the gated inside, never a nonce: every call wraps it anew with a fresh one.
  */
 export class BlockMemo {
-  /** The last blocks by input key (a few: the panel resolves several sessions in turn). */
-  private readonly recent = new Map<string, { memory: readonly MemoryIndexEntry[] | null; block: CompiledBlock }>();
+  /** The last insides by input key (a few: the panel resolves several sessions in turn). */
+  private readonly recent = new Map<string, { memory: readonly MemoryIndexEntry[] | null; block: CompiledInside }>();
 
   constructor(private readonly size = 32) {}
 
@@ -199,12 +219,12 @@ export class BlockMemo {
     let key = `${budgetTokens}\u0000${memoryBudgetTokens}`;
     for (const i of items) key += `\u0000${i.id}\u0001${i.revision}\u0001${i.state}\u0001${i.reason ?? ''}\u0001${i.nameWithheld ? 1 : 0}`;
     const hit = this.recent.get(key);
-    if (hit && hit.memory === memory) return hit.block;
-    const block = compileBlock(items, memory, budgetTokens, memoryBudgetTokens);
+    if (hit && hit.memory === memory) return wrapCompiled(hit.block);
+    const block = compileInside(items, memory, budgetTokens, memoryBudgetTokens);
     this.recent.delete(key);
     this.recent.set(key, { memory, block });
     if (this.recent.size > this.size) this.recent.delete(this.recent.keys().next().value!);
-    return block;
+    return wrapCompiled(block);
   }
 }
 
@@ -220,12 +240,21 @@ export function compileBlock(
   budgetTokens: number,
   memoryBudgetTokens = Number.POSITIVE_INFINITY,
 ): CompiledBlock {
+  return wrapCompiled(compileInside(items, memory, budgetTokens, memoryBudgetTokens));
+}
+
+function compileInside(
+  items: readonly PinnedContent[],
+  memory: readonly MemoryIndexEntry[] | null,
+  budgetTokens: number,
+  memoryBudgetTokens: number,
+): CompiledInside {
   const sigPins: SignatureItem[] = items.map((i) => ({ id: i.id, revision: i.revision, state: i.state }));
   const sigMemory: SignatureItem[] | null = memory ? memory.map((m) => ({ id: m.id, revision: m.revision, state: 'ok' })) : null;
   const signature = computeSignature(sigPins, sigMemory);
   const budget: BlockBudget = { budgetTokens, usedTokens: 0, cutItems: [], cutMemoryEntries: 0 };
   if (items.length === 0 && (!memory || memory.length === 0)) {
-    return { text: '', signature, items: [...items], budget };
+    return { inside: null, signature, items, budget };
   }
 
   const g = gateForEnvelope;
@@ -289,7 +318,8 @@ export function compileBlock(
     parts.push(`\n[Cut to fit the ${budgetTokens}-token budget — left out: pinned: ${budget.cutItems.map(g).join(', ')}. Ask the user to unpin something or raise sessionKnowledge.blockTokenBudget.]\n`);
   }
 
-  const text = wrapInEnvelope(PREAMBLE, parts.join(''));
-  budget.usedTokens = estimateTokens(text);
-  return { text, signature, items: [...items], budget };
+  // The same inside wrapInEnvelope gates: preamble and content together.
+  const inside = gateForEnvelope(`${PREAMBLE}\n${parts.join('')}`);
+  budget.usedTokens = estimateTokens(wrapGated(inside));
+  return { inside, signature, items, budget };
 }
