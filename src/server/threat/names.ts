@@ -45,14 +45,25 @@ export function nameAsWords(id: string): string {
 const caches = new WeakMap<object, Map<string, readonly NameFinding[]>>();
 const CACHE_MAX = 5_000;
 
-/** Findings on a name (a pin id or a folder name): the rules `scan` applies to text, applied to its words. */
+/**
+ * Findings on a name (a pin id or a folder name): the rules `scan` applies to text, applied to the raw name AND to
+ * its words. Both, because each reading hides something from the other: `END_UNTRUSTED_KNOWLEDGE` is a closer
+ * as written (the closer rule keys on the underscore) but not as the words `END UNTRUSTED KNOWLEDGE`, while
+ * `ignoreAllPrevious` reads as an instruction only as words. One finding per rule.
+ */
 export function nameFindings(name: string, scan: (text: string) => readonly ThreatFinding[]): readonly NameFinding[] {
   let cache = caches.get(scan);
   if (!cache) caches.set(scan, (cache = new Map()));
   const hit = cache.get(name);
   if (hit) return hit;
   const words = nameAsWords(name);
-  const out: NameFinding[] = (words ? scan(words) : []).map((f) => ({ ruleId: f.ruleId, category: f.category, severity: f.severity, message: `${IN_NAME}${f.message}`, start: 0, end: 0, inName: true }));
+  const seen = new Set<string>();
+  const out: NameFinding[] = [];
+  for (const f of [...(name ? scan(name) : []), ...(words && words !== name ? scan(words) : [])]) {
+    if (seen.has(f.ruleId)) continue;
+    seen.add(f.ruleId);
+    out.push({ ruleId: f.ruleId, category: f.category, severity: f.severity, message: `${IN_NAME}${f.message}`, start: 0, end: 0, inName: true });
+  }
   if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
   cache.set(name, out);
   return out;
