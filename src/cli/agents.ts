@@ -41,11 +41,12 @@ function workspaceOf(opt: string | undefined, cwd: string): string {
  * The folders a command works on: every `--workspace` value (a folder, or a `.code-workspace` file's folders), in
  * order; without one, the nearest folder holding `.knowledge/`, else cwd. What a workspace file left out is told on stderr.
  */
-export function workspaceFoldersArg(values: readonly string[], cwd: string, stderr: (s: string) => void): WorkspaceFolderArg[] {
+export function workspaceFoldersArg(values: readonly string[], cwd: string, stderr: (s: string) => void, quiet = false): WorkspaceFolderArg[] {
   if (values.length === 0) return [{ path: workspaceOf(undefined, cwd) }];
   try {
-    const { folders, notes } = workspaceFoldersOf(values, cwd);
-    for (const note of notes) stderr(`session-knowledge: ${note}\n`);
+    const { folders, notes, refusedNames } = workspaceFoldersOf(values, cwd);
+    // `quiet` (the hook): only a refused folder name is said, the person must learn why a folder is named otherwise.
+    for (const note of quiet ? refusedNames : notes) stderr(`session-knowledge: ${note}\n`);
     if (folders.length === 0) throw new AgentUsageError(`${values.join(', ')} names no folder on this disk`);
     return folders;
   } catch (err) {
@@ -183,7 +184,7 @@ export async function runClaudeCodeHook(args: readonly string[], io: AgentIo, st
     const given = all.get('--workspace') ?? [];
     const from = input.cwd ?? process.env.CLAUDE_PROJECT_DIR ?? io.cwd;
     const found = findWorkspaceRoot(from);
-    const folders = given.length > 0 ? workspaceFoldersArg(given, io.cwd, () => undefined) : found ? [{ path: found }] : [];
+    const folders = given.length > 0 ? workspaceFoldersArg(given, io.cwd, io.stderr, true) : found ? [{ path: found }] : [];
     const workspace = folders[0]?.path;
     if (!workspace) return 0; // no .knowledge/ here: nothing to carry, nothing to say
     const sessionsIndexPath = agentSessionsPath(workspace);

@@ -7,6 +7,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { folderNameProblem, refusedFolderNameNote } from '../shared/workspaceFolders';
 
 /** A folder of the workspace: its path, and the name VS Code shows for it when the workspace file gives one. */
 export interface WorkspaceFolderArg {
@@ -100,10 +101,14 @@ export function isWorkspaceFile(value: string): boolean {
  * The folders `--workspace` values name, in order: each a folder, or a `.code-workspace` file's folders. A
  * `--workspace` folder that does not exist is an error; so is a workspace file that cannot be read or parsed. A
  * workspace file's folder that is not on this disk (missing, remote) is left out, as VS Code does, and said in `notes`.
+ * A folder `name` that may not be shown ({@link folderNameProblem}: a line break, a control character, `:`, an angle
+ * bracket or a look-alike) is dropped, so the folder goes by its base name, and said in `notes` and `refusedNames`.
  */
-export function workspaceFoldersOf(values: readonly string[], cwd: string): { folders: WorkspaceFolderArg[]; notes: string[] } {
+export function workspaceFoldersOf(values: readonly string[], cwd: string): { folders: WorkspaceFolderArg[]; notes: string[]; refusedNames: string[] } {
   const folders: WorkspaceFolderArg[] = [];
   const notes: string[] = [];
+  /** The notes about refused folder names (also in `notes`): said even where other notes are not. */
+  const refusedNames: string[] = [];
   const isFolder = (p: string) => existsSync(p) && statSync(p).isDirectory();
   for (const value of values) {
     const abs = resolve(cwd, value);
@@ -118,12 +123,22 @@ export function workspaceFoldersOf(values: readonly string[], cwd: string): { fo
       notes.push(...parsed.skipped.map((s) => `${abs}: ${s} (left out)`));
       // As VS Code does, a folder that is not on this disk is left out (and said), the others open.
       for (const f of parsed.folders) {
-        if (isFolder(f.path)) folders.push(f);
-        else notes.push(`${abs}: ${f.path} is not a folder (left out)`);
+        if (!isFolder(f.path)) {
+          notes.push(`${abs}: ${f.path} is not a folder (left out)`);
+          continue;
+        }
+        // A name that may not be shown (a line break, `:`, a bracket look-alike) is dropped: the base name stands in.
+        const problem = f.name !== undefined ? folderNameProblem(f.name) : undefined;
+        if (problem !== undefined) {
+          const note = `${abs}: ${refusedFolderNameNote(f.name!, f.path, problem)}`;
+          notes.push(note);
+          refusedNames.push(note);
+          folders.push({ path: f.path });
+        } else folders.push(f);
       }
     } else if (!isFolder(abs)) throw new WorkspaceArgError(`--workspace ${abs} is not a folder`);
     else folders.push({ path: abs });
   }
   const seen = new Set<string>();
-  return { folders: folders.filter((f) => (seen.has(f.path) ? false : (seen.add(f.path), true))), notes };
+  return { folders: folders.filter((f) => (seen.has(f.path) ? false : (seen.add(f.path), true))), notes, refusedNames };
 }

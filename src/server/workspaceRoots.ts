@@ -7,7 +7,7 @@
  * A folder without `.knowledge/` costs two failed directory reads when indexed, nothing else. Pure Node.
  */
 import type { StoreProblem } from '../shared/schemas';
-import { assignFolderNames, folderOfPath, idInFolder, locateId, type FolderSpec, type WorkspaceFolderRoot } from '../shared/workspaceFolders';
+import { assignFolderNames, folderNameProblem, folderOfPath, idInFolder, locateId, refusedFolderNameNote, type FolderSpec, type WorkspaceFolderRoot } from '../shared/workspaceFolders';
 import { AgentPinsStore } from './agents/agentPins';
 import { NoteIndex } from './notes/noteIndex';
 import { existsSync } from 'node:fs';
@@ -43,6 +43,8 @@ export class KnowledgeFolder implements WorkspaceFolderRoot {
 
 export class WorkspaceRoots {
   private folders: KnowledgeFolder[] = [];
+  /** Refused folder names already told (path and name). */
+  private readonly refusedNames = new Set<string>();
 
   constructor(
     specs: readonly FolderSpec[],
@@ -95,6 +97,16 @@ export class WorkspaceRoots {
    * answers the folders added (not loaded yet) and removed.
    */
   set(specs: readonly FolderSpec[]): { added: KnowledgeFolder[]; removed: KnowledgeFolder[] } {
+    // A display name the workspace file chose that may not be shown (a line break, `:`, a bracket look-alike):
+    // the folder goes by its base name, and the person is told once per folder and name.
+    for (const spec of specs) {
+      const problem = spec.name !== undefined ? folderNameProblem(spec.name) : undefined;
+      const key = `${spec.path}\u0000${spec.name ?? ''}`;
+      if (problem === undefined || this.refusedNames.has(key)) continue;
+      this.refusedNames.add(key);
+      const message = refusedFolderNameNote(spec.name!, spec.path, problem);
+      this.onProblem({ source: 'workspace folder name', path: spec.path, message: message.charAt(0).toUpperCase() + message.slice(1), at: new Date().toISOString() });
+    }
     const byPath = new Map(this.folders.map((f) => [f.path, f]));
     const named = assignFolderNames(specs, new Map(this.folders.map((f) => [f.path, f.name])));
     const added: KnowledgeFolder[] = [];

@@ -15,6 +15,7 @@
  */
 import { isAbsolute, relative, sep } from 'node:path';
 import type { WorkspaceFolderRoot } from './schemas';
+import { ANGLE_LIKE_RE, LT_CONFUSABLES, GT_CONFUSABLES } from './angleConfusables';
 
 export type { WorkspaceFolderRoot };
 
@@ -25,12 +26,42 @@ export interface FolderSpec {
 }
 
 // eslint-disable-next-line no-control-regex -- control characters are exactly what a folder name must not hold
-const UNSAFE_NAME = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069<>\ufe64\ufe65\uff1c\uff1e/\\]/g;
+const UNSAFE_NAME = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069${LT_CONFUSABLES.join('')}${GT_CONFUSABLES.join('')}/\\\\]`, 'gu');
 
-/** A folder name made safe to start an id: no separators, control characters or angle brackets; never empty, `.` or `..`. */
+// eslint-disable-next-line no-control-regex -- control characters are what this looks for
+const LINE_BREAK = /[\n\r\u000b\u000c\u0085\u2028\u2029]/;
+// eslint-disable-next-line no-control-regex -- control characters are what this looks for
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+/** `:` and the characters NFKC reads as one (fullwidth, small form) and the ratio sign, a common look-alike. */
+const COLON = /[:\uff1a\ufe55\ufe13\u2236\u02d0\ua789]/;
+
+/**
+ * Why a folder's display name (a `.code-workspace` entry's `name`, VS Code's `WorkspaceFolder.name`) is refused,
+ * or undefined when it may be shown. Whoever commits the workspace file chooses it, and it starts every pin id of
+ * the folder in what a model reads: a line break or a control character can start a line of its own, `:` a
+ * `SYSTEM:` header, an angle bracket (or a look-alike of one) a closer. A refused name is never used: the folder
+ * is named by its base name, and the person is told.
+ */
+export function folderNameProblem(raw: string): string | undefined {
+  if (LINE_BREAK.test(raw)) return 'holds a line break';
+  if (CONTROL.test(raw)) return 'holds a control character';
+  if (COLON.test(raw.normalize('NFKC')) || COLON.test(raw)) return 'holds ":"';
+  if (ANGLE_LIKE_RE.test(raw) || ANGLE_LIKE_RE.test(raw.normalize('NFKC'))) return 'holds an angle bracket or a look-alike of one';
+  return undefined;
+}
+
+/** The folder's base name (the last segment of its path). */
+export const baseNameOf = (path: string): string => path.split(/[\\/]/).filter(Boolean).pop() ?? '';
+
+/** What a person is told about a refused folder name: the folder, why, and the name shown instead. */
+export function refusedFolderNameNote(raw: string, path: string, problem: string): string {
+  return `the folder name ${JSON.stringify(raw)} of ${path} ${problem}, so it is not used: the folder is named "${safeFolderName(undefined, path)}" (its base name)`;
+}
+
+/** A folder name made safe to start an id: no separators, control characters or angle brackets; never empty, `.` or `..`. A refused name ({@link folderNameProblem}) gives way to the base name. */
 export function safeFolderName(raw: string | undefined, path: string): string {
-  const base = path.split(/[\\/]/).filter(Boolean).pop() ?? '';
-  const name = (raw ?? '').replace(UNSAFE_NAME, '_').trim().slice(0, 100);
+  const base = baseNameOf(path);
+  const name = (raw === undefined || folderNameProblem(raw) !== undefined ? '' : raw).replace(UNSAFE_NAME, '_').trim().slice(0, 100);
   const fallback = base.replace(UNSAFE_NAME, '_').trim().slice(0, 100);
   for (const candidate of [name, fallback]) if (candidate !== '' && candidate !== '.' && candidate !== '..') return candidate;
   return 'folder';

@@ -7,7 +7,7 @@
  * of the gate's own matcher, so tests can hold the gate to it.
  */
 import { normalizeForMatching } from '../../src/server/threat/normalize';
-import { angleOf } from '../../src/server/threat/angleConfusables';
+import { angleOf } from '../../src/shared/angleConfusables';
 
 export interface MarkerCounts {
   /** `<knowledge-untrusted>` in any spelling. */
@@ -69,6 +69,9 @@ export function nonceOf(block: string): string {
   if (!m) throw new Error(`not an envelope with a nonce: ${block.slice(0, 80)}`);
   return m[1]!;
 }
+
+/** The END sentinel and closing tag an envelope with `nonce` ends with, spelled here (not taken from the source). */
+export const closingMarkersOf = (nonce: string) => ({ end: `<<<END_UNTRUSTED_KNOWLEDGE ${nonce}>>>`, close: `</knowledge-untrusted nonce="${nonce}">` });
 
 /** Exactly one marker of each kind: the envelope's own. */
 export const ONE_OF_EACH: MarkerCounts = { open: 1, close: 1, begin: 1, end: 1 };

@@ -14,7 +14,7 @@ import { compileBlock, type MemoryIndexEntry, type PinnedContent } from '../../s
 import { indexLine } from '../../src/server/memory/layeredIndex';
 import type { StoredEntry } from '../../src/server/memory/memoryEntry';
 import { LOOK_ALIKE_CLOSERS, NONE, ONE_OF_EACH, SEEN_PASSING, closersCarrying, countMarkers, nonceOf } from '../helpers/envelopeCount';
-import { GT_CONFUSABLES, LT_CONFUSABLES } from '../../src/server/threat/angleConfusables';
+import { GT_CONFUSABLES, LT_CONFUSABLES } from '../../src/shared/angleConfusables';
 
 const NAMES = ['knowledge-untrusted', 'END_UNTRUSTED_KNOWLEDGE', 'BEGIN_UNTRUSTED_KNOWLEDGE'];
 const LEADS = ['<', '</', '<<<', '< /', '<     /', '＜／', '﹤/', '<\u200b/', '\u226e/', '<\u2060<<', '<<< ', '/', ''];

@@ -27,7 +27,7 @@
  * messages and the compaction summary.
  */
 import { normalizeForMatching } from './normalize';
-import { ANGLE_LIKE_GLOBAL_RE, ANGLE_LIKE_RE, angleOf } from './angleConfusables';
+import { ANGLE_LIKE_GLOBAL_RE, ANGLE_LIKE_RE, angleOf } from '../../shared/angleConfusables';
 
 /** The envelope's tag name. */
 export const ENVELOPE_TAG = 'knowledge-untrusted';
@@ -205,13 +205,14 @@ export function findEnvelopeMarkers(text: string): EnvelopeMarkerMatch[] {
   const found = markerRuns(text);
   if (!found) return [];
   const { sk, runs } = found;
-  return runs.map(({ lead, b, at, name }) => {
+  return runs.map(({ lead, a, b, at, name }) => {
     const before = sk.text.slice(lead, at);
     const after = sk.text.slice(at + name.length, b);
     const lt = before.indexOf('<');
     // An END sentinel with any bracket around it is a closer (`END…⪥` reads as `><`).
     const closes = name === 'knowledgeuntrusted' ? lt >= 0 && before.indexOf('/', lt) > lt : name === 'enduntrustedknowledge' && (lt >= 0 || /[<>]/.test(after));
-    return { start: sk.start[lead]!, end: sk.end[b - 1]!, name, closes };
+    // The span starts at the run's own brackets: a bracket the run before ends with is not part of it.
+    return { start: sk.start[a]!, end: sk.end[b - 1]!, name, closes };
   });
 }
 
