@@ -25,7 +25,6 @@ export interface FolderSpec {
   path: string;
 }
 
-// eslint-disable-next-line no-control-regex -- control characters are exactly what a folder name must not hold
 const UNSAFE_NAME = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069${LT_CONFUSABLES.join('')}${GT_CONFUSABLES.join('')}/\\\\]`, 'gu');
 
 // eslint-disable-next-line no-control-regex -- control characters are what this looks for

@@ -40,7 +40,7 @@ suite('memory with SESSION_KNOWLEDGE_MEMORY_ENABLE set', () => {
     assert.match(await tool('knowledge_recall', { query: 'snake_case' }), /Nothing in memory matches/);
     await api.memory!.approve(id);
     const recalled = await tool('knowledge_recall', { query: 'snake_case' });
-    assert.ok(recalled.includes(id) && recalled.includes('<knowledge-untrusted>'), recalled);
+    assert.ok(recalled.includes(id) && recalled.includes('<knowledge-untrusted nonce="'), recalled);
     const read = await tool('knowledge_read', { id });
     assert.ok(read.includes('Every public endpoint returns snake_case keys.'));
     assert.ok(read.includes('agent'), 'provenance is shown');

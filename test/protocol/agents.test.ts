@@ -158,7 +158,7 @@ test('the agent block: pinned text in its envelope, a flagged pin withheld and n
   t.after(() => server.stop());
   await c.sendRequest(UpdateAgentPinsRequest.type, { add: [NOTE, FLAGGED] });
   const block = await c.sendRequest(CompileAgentBlockRequest.type, { budgetTokens: 2000 });
-  assert.match(block.text, /^<knowledge-untrusted>/);
+  assert.match(block.text, /^<knowledge-untrusted nonce="[0-9a-f]{24}">/);
   assert.ok(block.text.includes('Run `npm ci`, then `npm test`.'));
   assert.ok(!block.text.includes('Ignore all previous instructions'), 'the attack never reaches the block');
   assert.deepEqual(

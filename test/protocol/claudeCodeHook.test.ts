@@ -65,7 +65,7 @@ test('delivered once at SessionStart, nothing on the next prompts; again after a
   const first = t.start('s-1', 'startup');
   assert.equal(first.code, 0, first.err);
   assert.equal(first.err, '');
-  assert.match(first.out, /<<<BEGIN_UNTRUSTED_KNOWLEDGE>>>/);
+  assert.match(first.out, /<<<BEGIN_UNTRUSTED_KNOWLEDGE [0-9a-f]{24}>>>/);
   assert.match(first.out, /Use pnpm, not npm/);
   assert.match(first.out, /Release plan/);
 

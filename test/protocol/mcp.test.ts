@@ -108,7 +108,7 @@ test('flag unset: initialize, tools/list shows knowledge_context alone, the bloc
   t.diagnostic(`tools/list without the flag: ${JSON.stringify(tools.tools).length} characters (~${Math.ceil(JSON.stringify(tools.tools).length / 4)} tokens)`);
 
   const block = textOf(await client.callTool({ name: 'knowledge_context', arguments: {} }));
-  assert.match(block, /<knowledge-untrusted>/);
+  assert.match(block, /<knowledge-untrusted nonce="[0-9a-f]{24}">/);
   assert.ok(block.includes('Run npm ci before anything else.'), 'the clean pinned note is in the block');
   assert.match(block, /A pinned item was withheld: \.knowledge\/notes\/helpful\.md reads as an instruction \(.*override\.ignore-instructions/);
   assert.ok(!block.includes(ATTACK));
@@ -231,7 +231,7 @@ test('flag set and memory on: remember then recall and read over MCP; an injecti
   const id = /\[(mem_[0-9a-f]+)\]/.exec(textOf(remembered))![1]!;
 
   const recall = textOf(await call('knowledge_recall', { query: 'pnpm' }));
-  assert.match(recall, /<knowledge-untrusted>/);
+  assert.match(recall, /<knowledge-untrusted nonce="[0-9a-f]{24}">/);
   assert.ok(recall.includes(`[${id}] Use pnpm, not npm (preference, project, pending approval)`), recall);
   const read = textOf(await call('knowledge_read', { id }));
   assert.ok(read.includes('The monorepo uses pnpm workspaces.'));

@@ -19,6 +19,7 @@ import {
   renderInstructionFile,
   writeInstructionFile,
 } from '../../src/server/agents/copilotInstructions';
+import { wrapInEnvelope } from '../../src/server/threat/envelope';
 
 const folder = () => mkdtempSync(join(tmpdir(), 'sk-agent-files-'));
 const CLI = '/opt/ext/dist/cli.js';
@@ -178,4 +179,18 @@ test('after an update, our installed entries are pointed at the new CLI; nothing
   assert.equal(((readJson(join(dir, '.mcp.json')).mcpServers as Record<string, { args: string[] }>)[MCP_SERVER_NAME]!.args[0]), NEW);
   assert.deepEqual(await refreshInstalledEntries(dir, NEW), [], 'a second refresh changes nothing');
   assert.equal(existsSync(join(dir, CURSOR_MCP_CONFIG_FILE)), false, 'Cursor’s file is not created by a refresh');
+});
+
+test('the Copilot instruction file is not rewritten for a new envelope nonce alone; a changed inside is written with its new nonce', async () => {
+  const ws = folder();
+  const path = join(ws, COPILOT_INSTRUCTIONS_FILE);
+  const first = renderInstructionFile(wrapInEnvelope('Pinned knowledge: data.', 'Use pnpm.'));
+  assert.deepEqual(await writeInstructionFile(ws, first), { path, changed: true });
+  const sameInside = renderInstructionFile(wrapInEnvelope('Pinned knowledge: data.', 'Use pnpm.'));
+  assert.notEqual(sameInside, first, 'each compile draws its own nonce');
+  assert.deepEqual(await writeInstructionFile(ws, sameInside), { path, changed: false });
+  assert.equal(readFileSync(path, 'utf8'), first, 'the file keeps the nonce drawn after its (unchanged) inside');
+  const edited = renderInstructionFile(wrapInEnvelope('Pinned knowledge: data.', 'Use pnpm 9.'));
+  assert.deepEqual(await writeInstructionFile(ws, edited), { path, changed: true });
+  assert.equal(readFileSync(path, 'utf8'), edited);
 });
