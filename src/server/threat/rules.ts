@@ -27,8 +27,12 @@
 
 import { MODEL } from './model/weights';
 
-/** Version of this rule set (`YYYY.MM.patch`). Part of every cache key and review mark. */
-export const RULESET_VERSION = `2026.12.1+${MODEL.version}`;
+/**
+ * Version of this rule set (`YYYY.MM.patch`). Part of every cache key and review mark.
+ * 2026.12.2: the look-alike closer check reads every confusable of `<` and `>` (angleConfusables.ts), and names
+ * are judged as written as well as read as words.
+ */
+export const RULESET_VERSION = `2026.12.2+${MODEL.version}`;
 
 export type ThreatCategory =
   | 'instruction-override'
