@@ -234,8 +234,8 @@ export const ESCAPED_GT = ']';
  */
 export function gateForEnvelope(text: string): string {
   // Escaping a bracket can join what it separated into a new marker-like run ("<<<END_untrusted>" before a
-  // look-alike "<knowledge-untrusted>": once the `>` is `›`, the skeleton reads "<<<END…UNTRUSTED…KNOWLEDGE"),
-  // so gate again until nothing changes. Each pass only turns brackets into ‹ ›: it ends; past 8 passes every
+  // look-alike "<knowledge-untrusted>": once the `>` is `]`, the skeleton reads "<<<END…UNTRUSTED…KNOWLEDGE"),
+  // so gate again until nothing changes. Each pass only turns brackets into [ ]: it ends; past 8 passes every
   // angle bracket goes.
   let current = text;
   for (let pass = 0; pass < 8; pass++) {
