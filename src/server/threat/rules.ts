@@ -26,6 +26,12 @@
  */
 
 import { MODEL } from './model/weights';
+import { GT_CONFUSABLES, LT_CONFUSABLES } from '../../shared/angleConfusables';
+
+/** A class of `<` (or `>`) and its look-alikes that are one UTF-16 unit (the rules' regexes are not `u`). */
+const bmpClass = (chars: readonly string[]): string => `[${chars.filter((c) => c.length === 1).join('')}]`;
+const LT_LIKE = bmpClass(LT_CONFUSABLES);
+const GT_LIKE = bmpClass(GT_CONFUSABLES);
 
 /**
  * Version of this rule set (`YYYY.MM.patch`). Part of every cache key and review mark.
@@ -462,10 +468,11 @@ export const RULES: readonly ThreatRule[] = [
     severity: 'high',
     message: 'Closes an untrusted-data envelope (ours or a common one) to escape it.',
     triggers: ['untrusted', 'recalled', 'retrieved', 'end_', 'begin_', '<<<', 'external'],
+    // `<` and `>` as written or as any look-alike (angleConfusables.ts; the BMP ones: these regexes are not `u`).
     pattern: rx(
       alt(
-        String.raw`<\s{0,3}\/\s{0,3}[\w-]{0,40}(?:untrusted|recalled[-_]?memor(?:y|ies)|retrieved[-_]\w{1,20}|external[-_](?:content|data|context|input))[\w-]{0,40}\s{0,3}>`,
-        String.raw`<{3,8}\s{0,3}(?:end|begin)[\s_-]{0,3}\w{0,40}>{0,8}`,
+        String.raw`${LT_LIKE}\s{0,3}\/\s{0,3}[\w-]{0,40}(?:untrusted|recalled[-_]?memor(?:y|ies)|retrieved[-_]\w{1,20}|external[-_](?:content|data|context|input))[\w-]{0,40}\s{0,3}${GT_LIKE}`,
+        String.raw`${LT_LIKE}{3,8}\s{0,3}(?:end|begin)[\s_-]{0,3}\w{0,40}${GT_LIKE}{0,8}`,
         String.raw`\b(?:end|begin)_(?:untrusted|external|user|tool|memory|knowledge|context|data|recalled|retrieved)\w{0,30}`,
       ),
     ),
