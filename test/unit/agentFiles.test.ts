@@ -152,6 +152,7 @@ test('.git/info/exclude: the line is appended once; not a repository answers und
   mkdirSync(join(main, '.git/worktrees/wt'), { recursive: true });
   writeFileSync(join(main, '.git/worktrees/wt/commondir'), '../..\n');
   const wt = folder();
+  writeFileSync(join(main, '.git/worktrees/wt/gitdir'), `${join(wt, '.git')}\n`); // the back-link git worktree add writes
   writeFileSync(join(wt, '.git'), `gitdir: ${join(main, '.git/worktrees/wt')}\n`);
   assert.equal(await gitExcludePath(wt), join(main, '.git/info/exclude'));
   assert.equal((await addToGitExclude(wt))?.changed, true);
