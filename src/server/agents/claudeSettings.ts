@@ -90,9 +90,9 @@ function upsert(groups: unknown, matcher: string | undefined, command: string): 
     if (isOurGroup(group)) {
       if (placed) continue; // a duplicate from an older edit
       placed = true;
-      const own = group as HookGroup;
-      const { matcher: _old, hooks: _hooks, ...extra } = own;
-      next.push({ ...(matcher !== undefined ? { matcher } : {}), ...extra, hooks: ours.hooks });
+      const own: HookGroup = { ...(group as HookGroup), hooks: ours.hooks };
+      if (matcher !== undefined) own.matcher = matcher;
+      next.push(own);
       continue;
     }
     if (isGroup(group) && group.hooks.some(isOurHook)) {
