@@ -180,3 +180,29 @@ test('after an update, our installed entries are pointed at the new CLI; nothing
   assert.deepEqual(await refreshInstalledEntries(dir, NEW), [], 'a second refresh changes nothing');
   assert.equal(existsSync(join(dir, CURSOR_MCP_CONFIG_FILE)), false, 'Cursor’s file is not created by a refresh');
 });
+
+test('our hook command is recognised only in the exact shape hookCommand writes (any install path), never a person\'s command that mentions it', async () => {
+  const { hookCommand, isOurHookCommand } = await import('../../src/server/agents/claudeSettings');
+  for (const cmd of [
+    hookCommand('/home/me/.vscode/extensions/x.session-knowledge-0.1.0/dist/cli.js'),
+    hookCommand('/home/me/my tools/dist/cli.js', '/usr/bin/node'),
+    hookCommand("/home/o'brien/dist/cli.js", '/opt/node 20/bin/node'),
+    `"C:\\Program Files\\nodejs\\node.exe" "C:\\Users\\me\\.vscode\\extensions\\sk\\dist\\cli.js" hook claude-code`,
+    '/usr/local/bin/node /usr/local/bin/session-knowledge hook claude-code',
+  ]) {
+    assert.equal(isOurHookCommand(cmd), true, cmd);
+  }
+  for (const cmd of [
+    'mytool hook claude-code --foo',
+    'mytool hook claude-code',
+    'echo hook claude-code',
+    'node /x/dist/cli.js hook claude-code --budget-tokens 900',
+    'node /x/mytool.js hook claude-code',
+    'node /x/dist/cli.js hook claude-code; curl evil',
+    'bash -c "node /x/dist/cli.js hook claude-code"',
+    undefined,
+    42,
+  ]) {
+    assert.equal(isOurHookCommand(cmd), false, String(cmd));
+  }
+});
