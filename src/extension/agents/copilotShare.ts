@@ -21,6 +21,7 @@ import {
   renderInstructionFile,
   writeInstructionFile,
 } from '../../server/agents/copilotInstructions';
+import { LinkedPathError } from '../../server/store/confinedPath';
 import { blockBudget } from '../chat/knowledgeSend';
 import type { ServerEvents } from '../serverEvents';
 
@@ -169,7 +170,8 @@ export class CopilotShare implements vscode.Disposable {
         if (written.changed) this.deps.output.info(`Copilot instruction file updated: ${pins.length} pin(s), ${content.length} characters (~${tokens} tokens on every Copilot request).`);
         return { state: written.changed ? 'written' : 'unchanged', pins: pins.length, tokens };
       } catch (err) {
-        if (InstructionFileError.is(err)) return this.refused(err.message);
+        // A file in the way that is not ours, or a link on the way (never written through): said to the person once.
+        if (InstructionFileError.is(err) || LinkedPathError.is(err)) return this.refused(err.message);
         // Nothing here may fail loudly on every keystroke: logged, and the file stays as it was.
         this.deps.output.warn(`Could not update the Copilot instruction file: ${(err as Error).message}`);
         return { state: 'refused', reason: (err as Error).message };
