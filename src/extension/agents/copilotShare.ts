@@ -61,6 +61,8 @@ export class CopilotShare implements vscode.Disposable {
   /** Watchers on pinned files outside `.knowledge/` (notes and plans reach us as ItemsChanged from the server). */
   private fileWatchers = new Map<string, vscode.Disposable>();
   private lastWarning: string | undefined;
+  /** The refused pins last logged (named once per change, not on every refresh). */
+  private lastRefused = '';
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -153,7 +155,12 @@ export class CopilotShare implements vscode.Disposable {
         return { state: removed?.outcome === 'removed' ? 'removed' : 'off', pins: 0, tokens: 0 };
       }
       try {
-        const { pins } = await this.deps.client.sendRequest(GetAgentPinsRequest.type);
+        const { pins, refused } = await this.deps.client.sendRequest(GetAgentPinsRequest.type);
+        // A pin of .knowledge/pins.json the policy refuses (a secret, an outside file) is named for the person in the
+        // log — never in the file Copilot reads, never its content.
+        const refusedNow = refused.map((r) => r.reason).join('\n');
+        if (refusedNow !== this.lastRefused) for (const r of refused) this.deps.output.warn(`.knowledge/pins.json: not shared with Copilot: ${r.reason}`);
+        this.lastRefused = refusedNow;
         this.watchPinnedFiles(pins);
         if (pins.length === 0) {
           const removed = await removeInstructionFile(root);
