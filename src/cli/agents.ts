@@ -10,6 +10,7 @@ import { KnowledgeCore } from '../server/knowledgeCore';
 import { PersistedScan, agentSessionsPath, claudeCodeSessionKey } from '../server/agents/agentSessions';
 import type { ScanFn } from '../server/delivery/knowledgeBlock';
 import { hookCommand, installClaudeCodeHook, uninstallClaudeCodeHook } from '../server/agents/claudeSettings';
+import { AGENT_PINS_FILE } from '../server/agents/agentPins';
 import { MEMORY_FLAG, parseMemoryFlag } from '../shared/flag';
 import { readMemorySwitch } from '../server/memory/memorySwitch';
 import { findWorkspaceRoot } from './roots';
@@ -101,7 +102,7 @@ export async function runPins(command: 'pin' | 'unpin' | 'pins', args: readonly 
   // Paths are given relative to where the command runs; pins are workspace-relative.
   const paths = positional.map((p) => resolve(io.cwd, p));
   const result =
-    command === 'pin' ? await core.updateAgentPins(paths, []) : command === 'unpin' ? await core.updateAgentPins([], paths) : { pins: await core.getAgentPins(), refused: [] };
+    command === 'pin' ? await core.updateAgentPins(paths, []) : command === 'unpin' ? await core.updateAgentPins([], paths) : await core.readAgentPins();
   for (const r of result.refused) io.stderr(`session-knowledge: not pinned: ${r.reason}\n`);
   io.stdout(result.pins.length === 0 ? 'No agent pins. Pin with: session-knowledge pin PATH…\n' : `${result.pins.join('\n')}\n`);
   return result.refused.length > 0 ? 1 : 0;
@@ -193,6 +194,9 @@ export async function runClaudeCodeHook(args: readonly string[], io: AgentIo, st
     await Promise.all([core.loadForAgents(), verdicts.load()]);
     // Memory (with the flag) follows the person's switch, mirrored by VS Code to the storage folder: off unless turned on.
     if (core.memory) await core.memory.configure((await readMemorySwitch(storage)).config);
+    // A pin of a committed pins.json that the policy refuses (a secret, an outside file) is named for the person on
+    // stderr — never in the block, and never its content.
+    for (const r of (await core.readAgentPins()).refused) io.stderr(`session-knowledge hook: ${AGENT_PINS_FILE}: not delivered: ${r.reason}\n`);
     const delivery = await core.deliverToAgent(claudeCodeSessionKey(input.session_id), moment, budget, 'Claude Code');
     if (delivery.text !== '') io.stdout(delivery.text.endsWith('\n') ? delivery.text : `${delivery.text}\n`);
     await Promise.all([delivery.commit(), verdicts.save()]);

@@ -27,6 +27,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { ErrorCode, McpError, SubscribeRequestSchema, UnsubscribeRequestSchema, type CallToolResult, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { KnowledgeCore } from '../server/knowledgeCore';
 import { agentSessionsPath } from '../server/agents/agentSessions';
+import { AGENT_PINS_FILE } from '../server/agents/agentPins';
 import { KnowledgeWatcher, type KnowledgeChanges } from '../server/agents/mcpWatcher';
 import { FOLDER_RESOURCE_TEMPLATE, RESOURCE_TEMPLATE, idFromResourceUri, leftOutText, noPinsText, resourceOf, resourceUri, ruleIds, withheldNotice } from '../server/agents/mcpText';
 import { SessionError } from '../server/delivery/sessionService';
@@ -198,6 +199,8 @@ export async function createKnowledgeMcpServer(options: KnowledgeMcpOptions): Pr
           const agent = await core.readAgentPins();
           ids = agent.pins;
           leftOut = agent.refused.length;
+          // Named for the person in the server's log, never in the model's text (a name is the repository's choice).
+          for (const r of agent.refused) log(`${AGENT_PINS_FILE}: not delivered: ${r.reason}`);
         }
         if (ids.length === 0) return text(noPinsText(leftOut));
         // Given pins are checked like every pin (a secret or an outside file throws a SessionError naming it).

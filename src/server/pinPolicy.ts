@@ -13,25 +13,64 @@ export type PinCheck = { ok: true; id: string } | { ok: false; reason: string };
 /** A pin checked against every folder of a workspace: also which folder holds it and the path inside that folder. */
 export type FolderPinCheck<R extends WorkspaceFolderRoot = WorkspaceFolderRoot> = { ok: true; id: string; folder: R; rel: string; path: string } | { ok: false; reason: string };
 
+/**
+ * Secret files by their name (matched lower-cased, so `.ENV` on a case-insensitive file system is `.env`). The
+ * templates people commit on purpose stay pinnable: `.env.example`, `.env.sample`, `.env.template`, `id_rsa.pub`,
+ * `credentials.md`.
+ */
 const SECRET_BASENAMES = [
-  /^\.env$/i,
-  /^\.env\.(?!example$|sample$|template$|dist$).+$/i,
-  /^id_(rsa|dsa|ecdsa|ed25519)(?!\.pub$).*$/i,
-  /\.(pem|key|p12|pfx|keystore|jks)$/i,
-  /^\.npmrc$/i,
-  /^\.netrc$/i,
-  /^\.pypirc$/i,
-  /^\.git-credentials$/i,
+  /\.env$/, // .env, production.env
+  /^\.env\.(?!example$|sample$|template$).+$/, // .env.local, .env.production
+  /^\.envrc$/, // direnv
+  /^id_[^.]+$/, // ssh keys: id_rsa, id_ed25519, id_ecdsa_sk, id_github (never id_rsa.pub)
+  /^id_(rsa|dsa|ecdsa|ed25519)(?!.*\.pub$).*$/, // id_rsa.old, id_ed25519.bak
+  /\.(pem|key|p12|pfx|keystore|jks|ppk)$/,
+  /^\.npmrc$/,
+  /^\.netrc$/,
+  /^_netrc$/,
+  /^\.pypirc$/,
+  /^\.git-credentials$/,
+  /^credentials.*\.json$/, // credentials.json, credentials-prod.json (Google service accounts, gcloud)
+  /\.tfstate/, // terraform.tfstate, terraform.tfstate.backup
+  /^\.pgpass$/,
+  /^\.vault-token$/,
+  /^\.htpasswd$/,
+  /^\.s3cfg$/,
+  /^\.boto$/,
 ];
 
-/** True for files that hold secrets and must never be pinned or remembered. `rel` uses forward slashes. */
-export function isSecretPath(rel: string): boolean {
-  const parts = rel.split('/');
+/** Secret files by their folder and name (lower-cased, forward slashes, matched at the end of the path). */
+const SECRET_TAILS = [/(^|\/)\.aws\/credentials$/, /(^|\/)\.docker\/config\.json$/, /(^|\/)\.kube\/config$/];
+
+/** Folders whose every file is secret: `.ssh/`, and a `.git/` (its config holds remote URLs with tokens). */
+const SECRET_FOLDERS = new Set(['.ssh', '.git']);
+
+/**
+ * The name a file system may really open for `part`: Windows drops trailing dots and spaces (`.envrc.` is `.envrc`)
+ * and reads `name:stream` as the file `name`.
+ */
+function openedName(part: string): string {
+  if (part === '.' || part === '..') return part;
+  const stream = part.indexOf(':');
+  return (stream > 0 ? part.slice(0, stream) : part).replace(/[. ]+$/, '');
+}
+
+function isSecretForm(parts: readonly string[]): boolean {
   const base = parts[parts.length - 1] ?? '';
-  if (parts.includes('.ssh')) return true;
-  if (/(^|\/)\.aws\/credentials$/i.test(rel)) return true;
-  if (/(^|\/)\.docker\/config\.json$/i.test(rel)) return true;
+  if (parts.slice(0, -1).some((p) => SECRET_FOLDERS.has(p)) || SECRET_FOLDERS.has(base)) return true;
+  const rel = parts.join('/');
+  if (SECRET_TAILS.some((re) => re.test(rel))) return true;
   return SECRET_BASENAMES.some((re) => re.test(base));
+}
+
+/**
+ * True for files that hold secrets and must never be pinned or remembered. `rel` uses forward slashes (a
+ * backslash counts as one too). Judged as written and as a file system would open it (lower case, trailing dots and
+ * spaces dropped, a `:stream` suffix cut): a secret in either reading is a secret.
+ */
+export function isSecretPath(rel: string): boolean {
+  const parts = rel.toLowerCase().split(/[\\/]+/).filter((p) => p !== '');
+  return isSecretForm(parts) || isSecretForm(parts.map(openedName));
 }
 
 export function realpathOrSelf(p: string): string {

@@ -153,6 +153,7 @@ test('.git/info/exclude: the line is appended once; not a repository answers und
   mkdirSync(join(main, '.git/worktrees/wt'), { recursive: true });
   writeFileSync(join(main, '.git/worktrees/wt/commondir'), '../..\n');
   const wt = folder();
+  writeFileSync(join(main, '.git/worktrees/wt/gitdir'), `${join(wt, '.git')}\n`); // the back-link git worktree add writes
   writeFileSync(join(wt, '.git'), `gitdir: ${join(main, '.git/worktrees/wt')}\n`);
   assert.equal(await gitExcludePath(wt), join(main, '.git/info/exclude'));
   assert.equal((await addToGitExclude(wt))?.changed, true);
@@ -193,4 +194,30 @@ test('the Copilot instruction file is not rewritten for a new envelope nonce alo
   const edited = renderInstructionFile(wrapInEnvelope('Pinned knowledge: data.', 'Use pnpm 9.'));
   assert.deepEqual(await writeInstructionFile(ws, edited), { path, changed: true });
   assert.equal(readFileSync(path, 'utf8'), edited);
+});
+
+test('our hook command is recognised only in the exact shape hookCommand writes (any install path), never a person\'s command that mentions it', async () => {
+  const { hookCommand, isOurHookCommand } = await import('../../src/server/agents/claudeSettings');
+  for (const cmd of [
+    hookCommand('/home/me/.vscode/extensions/x.session-knowledge-0.1.0/dist/cli.js'),
+    hookCommand('/home/me/my tools/dist/cli.js', '/usr/bin/node'),
+    hookCommand("/home/o'brien/dist/cli.js", '/opt/node 20/bin/node'),
+    `"C:\\Program Files\\nodejs\\node.exe" "C:\\Users\\me\\.vscode\\extensions\\sk\\dist\\cli.js" hook claude-code`,
+    '/usr/local/bin/node /usr/local/bin/session-knowledge hook claude-code',
+  ]) {
+    assert.equal(isOurHookCommand(cmd), true, cmd);
+  }
+  for (const cmd of [
+    'mytool hook claude-code --foo',
+    'mytool hook claude-code',
+    'echo hook claude-code',
+    'node /x/dist/cli.js hook claude-code --budget-tokens 900',
+    'node /x/mytool.js hook claude-code',
+    'node /x/dist/cli.js hook claude-code; curl evil',
+    'bash -c "node /x/dist/cli.js hook claude-code"',
+    undefined,
+    42,
+  ]) {
+    assert.equal(isOurHookCommand(cmd), false, String(cmd));
+  }
 });

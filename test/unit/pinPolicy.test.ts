@@ -71,3 +71,48 @@ test('pin ids: one rule for the protocol schema and the pin policy — no contro
   }
   assert.equal(quotePinId('a\n<b>"c'), '"a\\u000a\\u003cb\\u003e\\"c"');
 });
+
+test('secrets, wider (issue 25): every pattern of the denylist is refused, in any case, with trailing dots or spaces; templates and public keys stay pinnable', () => {
+  const secrets = [
+    // *.env, .envrc, .env.* (not the templates)
+    '.env', 'config/production.env', 'deploy/staging.ENV', '.envrc', 'sub/.envrc', '.env.local', '.env.production', '.env.dist', '.Env.Local',
+    // .git/** and .git-credentials
+    '.git/config', '.git/hooks/pre-commit', 'vendor/lib/.git/config', '.git-credentials', 'home/.git-credentials',
+    // credentials*.json
+    'credentials.json', 'gcp/credentials-prod.json', 'Credentials.JSON',
+    // *.tfstate*
+    'terraform.tfstate', 'infra/terraform.tfstate.backup', 'env/prod.tfstate.d',
+    '.pgpass', '.vault-token', '.kube/config', 'home/.kube/config', '.docker/config.json',
+    'keys/deploy.ppk', '.htpasswd', 'web/.htpasswd', '.s3cfg', '.boto',
+    // id_* private keys
+    'id_rsa', 'id_dsa', 'id_ecdsa', 'id_ed25519', 'keys/id_ed25519_sk', 'id_github', 'id_rsa.old',
+    'app.keystore', 'release.jks', 'cert.p12', 'ID_RSA',
+    // trailing dots and spaces, and an NTFS stream: what Windows opens as the secret
+    '.envrc.', '.env ', '.env. .', '.pgpass.', 'credentials.json.', 'terraform.tfstate ', '.git./config', '.kube /config', '.env::$DATA', 'x.env:zone',
+    'win\\.envrc',
+  ];
+  for (const p of secrets) assert.equal(isSecretPath(p), true, JSON.stringify(p));
+  const pinnable = [
+    '.env.example', '.env.sample', '.env.template', 'app/.env.example', 'id_rsa.pub', 'keys/id_ed25519.pub', 'id_ed25519_sk.pub',
+    'credentials.md', '.knowledge/notes/credentials.md', 'docs/credentials-rotation.md', 'docs/terraform.md', 'envrc.md', 'docs/env.md',
+    '.gitignore', '.github/workflows/ci.yml', '.gitattributes', 'docs/git/config.md', 'kube/config.md', '.knowledge/notes/pgpass.md',
+    'src/id_utils.ts', 'src/environment.ts', 'src/keys.ts', 'docs/.kube.md',
+  ];
+  for (const p of pinnable) assert.equal(isSecretPath(p), false, JSON.stringify(p));
+});
+
+test('checkPinnable refuses the wider secrets by their real files, and names each one', () => {
+  const ws = mkdtempSync(join(tmpdir(), 'sk-secret-'));
+  const files = ['.envrc', 'config/production.env', 'credentials.json', 'terraform.tfstate', '.pgpass', '.vault-token', '.kube/config', '.git/config'];
+  for (const f of files) {
+    mkdirSync(join(ws, f, '..'), { recursive: true });
+    writeFileSync(join(ws, f), 'TOKEN=secret\n');
+  }
+  for (const f of files) {
+    const check = checkPinnable(ws, f);
+    assert.equal(check.ok, false, f);
+    assert.ok((check as { reason: string }).reason.includes(f), `the refusal names ${f}`);
+  }
+  writeFileSync(join(ws, '.env.example'), 'TOKEN=\n');
+  assert.equal(checkPinnable(ws, '.env.example').ok, true);
+});

@@ -21,6 +21,7 @@ import {
   renderInstructionFile,
   writeInstructionFile,
 } from '../../server/agents/copilotInstructions';
+import { LinkedPathError } from '../../server/store/confinedPath';
 import { blockBudget } from '../chat/knowledgeSend';
 import type { ServerEvents } from '../serverEvents';
 
@@ -60,6 +61,8 @@ export class CopilotShare implements vscode.Disposable {
   /** Watchers on pinned files outside `.knowledge/` (notes and plans reach us as ItemsChanged from the server). */
   private fileWatchers = new Map<string, vscode.Disposable>();
   private lastWarning: string | undefined;
+  /** The refused pins last logged (named once per change, not on every refresh). */
+  private lastRefused = '';
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -152,7 +155,12 @@ export class CopilotShare implements vscode.Disposable {
         return { state: removed?.outcome === 'removed' ? 'removed' : 'off', pins: 0, tokens: 0 };
       }
       try {
-        const { pins } = await this.deps.client.sendRequest(GetAgentPinsRequest.type);
+        const { pins, refused } = await this.deps.client.sendRequest(GetAgentPinsRequest.type);
+        // A pin of .knowledge/pins.json the policy refuses (a secret, an outside file) is named for the person in the
+        // log — never in the file Copilot reads, never its content.
+        const refusedNow = refused.map((r) => r.reason).join('\n');
+        if (refusedNow !== this.lastRefused) for (const r of refused) this.deps.output.warn(`.knowledge/pins.json: not shared with Copilot: ${r.reason}`);
+        this.lastRefused = refusedNow;
         this.watchPinnedFiles(pins);
         if (pins.length === 0) {
           const removed = await removeInstructionFile(root);
@@ -169,7 +177,8 @@ export class CopilotShare implements vscode.Disposable {
         if (written.changed) this.deps.output.info(`Copilot instruction file updated: ${pins.length} pin(s), ${content.length} characters (~${tokens} tokens on every Copilot request).`);
         return { state: written.changed ? 'written' : 'unchanged', pins: pins.length, tokens };
       } catch (err) {
-        if (InstructionFileError.is(err)) return this.refused(err.message);
+        // A file in the way that is not ours, or a link on the way (never written through): said to the person once.
+        if (InstructionFileError.is(err) || LinkedPathError.is(err)) return this.refused(err.message);
         // Nothing here may fail loudly on every keystroke: logged, and the file stays as it was.
         this.deps.output.warn(`Could not update the Copilot instruction file: ${(err as Error).message}`);
         return { state: 'refused', reason: (err as Error).message };

@@ -36,6 +36,7 @@ export class AgentPinsStore {
     this.doc = new JsonDocument<AgentPinsDoc>({
       source: 'agent pins',
       path: join(workspaceFolder, AGENT_PINS_FILE),
+      confineTo: workspaceFolder, // a committed link never makes us write outside (confinedPath.ts)
       schema: AgentPinsDocSchema,
       currentVersion: AGENT_PINS_SCHEMA_VERSION,
       defaults: () => ({ schemaVersion: AGENT_PINS_SCHEMA_VERSION, pins: [] }),

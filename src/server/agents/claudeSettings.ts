@@ -1,12 +1,16 @@
 /**
  * Adds Session Knowledge's two hook entries to Claude Code's `.claude/settings.local.json` (the personal,
  * git-ignored settings of a project). Keeps every existing setting and hook; idempotent: our entries are found
- * by their command (`… hook claude-code`) and updated in place, never added twice. A file that is not valid
- * JSON is left untouched and named in the error. Written atomically under a lock. Pure Node, no `vscode`.
+ * by their exact command (`<node> <…/cli.js> hook claude-code`, as `hookCommand` writes it) and updated in place,
+ * never added twice; each lives in a hook group of its own, so a person's own groups (their matcher, their hooks,
+ * even a command of theirs that mentions `hook claude-code`) are never changed. A file that is not valid JSON is
+ * left untouched and named in the error. Written atomically under a lock; a link at the file or at `.claude`, or a
+ * path leaving the workspace folder, is refused before anything is read or created (`confinedPath.ts`). Pure Node,
+ * no `vscode`.
  */
-import { promises as fs } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { withFileLock, writeFileAtomic } from '../store/atomicFile';
+import { assertConfined, readNoFollow } from '../store/confinedPath';
 import { editJsonObjectFile } from './jsonObjectFile';
 
 export const CLAUDE_SETTINGS_FILE = '.claude/settings.local.json';
@@ -38,8 +42,28 @@ export function hookCommand(cliPath: string, nodePath = 'node'): string {
   return `${shellQuote(nodePath)} ${shellQuote(cliPath)} hook claude-code`;
 }
 
-/** True for a hook command this tool wrote (any version, any install path). */
-export const isOurHookCommand = (command: unknown): boolean => typeof command === 'string' && /\bhook claude-code\b/.test(command);
+/** One word as `shellQuote` writes it: bare, '…' (with '\'' inside) or "…" (with "" inside). */
+const WORD = String.raw`[A-Za-z0-9_./:@%+=-]+|'(?:[^']|'\\'')*'|"(?:[^"]|"")*"`;
+const OUR_COMMAND = new RegExp(String.raw`^(?:${WORD}) (${WORD}) hook claude-code$`);
+/** The names our CLI goes by: `dist/cli.js` (the extension's, a checkout's) or the installed bin. */
+const OUR_CLI_NAMES = new Set(['cli.js', 'session-knowledge', 'session-knowledge.js', 'session-knowledge.cmd']);
+
+function unquote(word: string): string {
+  if (word.startsWith("'")) return word.slice(1, -1).replace(/'\\''/g, "'");
+  if (word.startsWith('"')) return word.slice(1, -1).replace(/""/g, '"');
+  return word;
+}
+
+/**
+ * True for a hook command this tool wrote (any version, any install path): exactly `hookCommand`'s shape — a Node,
+ * our CLI (`…/cli.js` or `session-knowledge`), then `hook claude-code` and nothing else. A person's own command
+ * that merely contains `hook claude-code` (`mytool hook claude-code --foo`) is not ours.
+ */
+export function isOurHookCommand(command: unknown): boolean {
+  if (typeof command !== 'string') return false;
+  const m = OUR_COMMAND.exec(command);
+  return !!m && OUR_CLI_NAMES.has(basename(unquote(m[1]!).replace(/\\/g, '/')));
+}
 
 export interface InstallResult {
   path: string;
@@ -47,28 +71,38 @@ export interface InstallResult {
   changed: boolean;
 }
 
+const isOurHook = (hook: unknown): boolean => !!hook && typeof hook === 'object' && isOurHookCommand((hook as HookCommand).command);
+const isGroup = (group: unknown): group is HookGroup & { hooks: unknown[] } => !!group && typeof group === 'object' && Array.isArray((group as HookGroup).hooks);
+/** A group that holds our hook and nothing else: ours to rewrite. */
+const isOurGroup = (group: unknown): boolean => isGroup(group) && group.hooks.length > 0 && group.hooks.every(isOurHook);
+
+/**
+ * Our entry, in a group of its own: the first group holding only our hook is rewritten (command, timeout, matcher);
+ * our hook found in a person's group (an older version put it beside theirs) is taken out of it, leaving the rest of
+ * that group as it was; duplicates go. Every other group is left exactly as it was.
+ */
 function upsert(groups: unknown, matcher: string | undefined, command: string): HookGroup[] {
-  const list: HookGroup[] = Array.isArray(groups) ? (groups as HookGroup[]) : [];
-  let found = false;
+  const list: unknown[] = Array.isArray(groups) ? groups : [];
+  const ours: HookGroup = { ...(matcher !== undefined ? { matcher } : {}), hooks: [{ type: 'command', command, timeout: HOOK_TIMEOUT_SECONDS }] };
+  let placed = false;
+  const next: unknown[] = [];
   for (const group of list) {
-    if (!group || typeof group !== 'object' || !Array.isArray(group.hooks)) continue;
-    for (const hook of group.hooks) {
-      if (!hook || typeof hook !== 'object' || !isOurHookCommand(hook.command)) continue;
-      if (found) {
-        hook.command = undefined; // a duplicate from an older edit: removed below
-        continue;
-      }
-      found = true;
-      hook.type = 'command';
-      hook.command = command;
-      hook.timeout = HOOK_TIMEOUT_SECONDS;
-      if (matcher !== undefined) group.matcher = matcher;
+    if (isOurGroup(group)) {
+      if (placed) continue; // a duplicate from an older edit
+      placed = true;
+      const own: HookGroup = { ...(group as HookGroup), hooks: ours.hooks };
+      if (matcher !== undefined) own.matcher = matcher;
+      next.push(own);
+      continue;
     }
-    group.hooks = group.hooks.filter((h) => !(h && typeof h === 'object' && h.command === undefined && h.type === 'command'));
+    if (isGroup(group) && group.hooks.some(isOurHook)) {
+      next.push({ ...group, hooks: group.hooks.filter((h) => !isOurHook(h)) });
+      continue;
+    }
+    next.push(group);
   }
-  const kept = list.filter((g) => !(g && typeof g === 'object' && Array.isArray(g.hooks) && g.hooks.length === 0));
-  if (!found) kept.push({ ...(matcher !== undefined ? { matcher } : {}), hooks: [{ type: 'command', command, timeout: HOOK_TIMEOUT_SECONDS }] });
-  return kept;
+  if (!placed) next.push(ours);
+  return next as HookGroup[];
 }
 
 /** Adds (or updates) the SessionStart and UserPromptSubmit entries in `<workspace>/.claude/settings.local.json`. */
@@ -81,7 +115,7 @@ export async function installClaudeCodeHook(workspaceFolder: string, command: st
       hooks.UserPromptSubmit = upsert(hooks.UserPromptSubmit, undefined, command);
       settings.hooks = hooks;
     },
-    { hint: 'Fix it, then install the hook again.' },
+    { root: workspaceFolder, hint: 'Fix it, then install the hook again.' },
   );
   return { path, changed };
 }
@@ -89,14 +123,12 @@ export async function installClaudeCodeHook(workspaceFolder: string, command: st
 /** Removes our entries (and nothing else). Answers whether the file changed. */
 export async function uninstallClaudeCodeHook(workspaceFolder: string): Promise<InstallResult> {
   const path = join(workspaceFolder, CLAUDE_SETTINGS_FILE);
+  await assertConfined(workspaceFolder, path);
+  // Checked before the lock: taking it would create `.claude/` for a file that is not there.
+  if ((await readNoFollow(path)) === undefined) return { path, changed: false };
   return withFileLock(path, async () => {
-    let before: string;
-    try {
-      before = await fs.readFile(path, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { path, changed: false };
-      throw err;
-    }
+    const before = await readNoFollow(path);
+    if (before === undefined) return { path, changed: false };
     let settings: Record<string, unknown>;
     try {
       settings = JSON.parse(before) as Record<string, unknown>;
@@ -108,24 +140,29 @@ export async function uninstallClaudeCodeHook(workspaceFolder: string): Promise<
     for (const event of ['SessionStart', 'UserPromptSubmit']) {
       const groups = hooks[event];
       if (!Array.isArray(groups)) continue;
-      const next = groups
-        .map((g) => (g && Array.isArray(g.hooks) ? { ...g, hooks: g.hooks.filter((h) => !isOurHookCommand(h?.command)) } : g))
-        .filter((g) => !(g && Array.isArray(g.hooks) && g.hooks.length === 0));
+      // Only our hooks go, and only a group we emptied goes with them.
+      const next = groups.flatMap((g) => {
+        if (!isGroup(g) || !g.hooks.some(isOurHook)) return [g];
+        const rest = g.hooks.filter((h) => !isOurHook(h));
+        return rest.length > 0 ? [{ ...g, hooks: rest }] : [];
+      });
       if (next.length > 0) hooks[event] = next;
       else delete hooks[event];
     }
     if (Object.keys(hooks).length === 0) delete settings.hooks;
     const after = `${JSON.stringify(settings, null, 2)}\n`;
     if (after === before) return { path, changed: false };
-    await writeFileAtomic(path, after, { keepMode: true, mode: 0o644 });
+    await writeFileAtomic(path, after, { keepMode: true, mode: 0o644, confineTo: workspaceFolder });
     return { path, changed: true };
-  });
+  }, { confineTo: workspaceFolder });
 }
 
 /** Whether `.claude/settings.local.json` holds a hook this tool wrote (an unreadable or invalid file: no). */
 export async function hasClaudeCodeHook(workspaceFolder: string): Promise<boolean> {
   try {
-    const settings = JSON.parse(await fs.readFile(join(workspaceFolder, CLAUDE_SETTINGS_FILE), 'utf8')) as { hooks?: Record<string, HookGroup[]> };
+    const path = join(workspaceFolder, CLAUDE_SETTINGS_FILE);
+    await assertConfined(workspaceFolder, path); // a linked file is not ours to refresh
+    const settings = JSON.parse((await readNoFollow(path)) ?? '') as { hooks?: Record<string, HookGroup[]> };
     return Object.values(settings?.hooks ?? {}).some((groups) => Array.isArray(groups) && groups.some((g) => Array.isArray(g?.hooks) && g.hooks.some((h) => isOurHookCommand(h?.command))));
   } catch {
     return false;

@@ -4,12 +4,16 @@
  * server, flagged items withheld exactly as in every other delivery — under a frontmatter and one marker line.
  * The marker says the file is generated; only a file that carries it is ever rewritten or removed, so a file
  * of the same name that someone wrote by hand is never touched. Writes are atomic and happen only when the
- * content differs. Also: adding the file to `.git/info/exclude` (personal, never committed). Pure Node, no `vscode`.
+ * content differs. Also: adding the file to `.git/info/exclude` (personal, never committed). A link at the file, at
+ * `.github` or `.github/instructions`, or a path leaving the workspace folder, is refused before anything is read,
+ * created or removed (`confinedPath.ts`); so is a `.git` that is a link, or a `.git` file (`gitdir: …`) pointing at a
+ * folder that is not this folder's own git directory. Pure Node, no `vscode`.
  */
 import { promises as fs } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { withFileLock, writeFileAtomic } from '../store/atomicFile';
 import { sameExceptNonce } from '../threat/envelope';
+import { LinkedPathError, assertConfined, readNoFollow } from '../store/confinedPath';
 
 export const COPILOT_INSTRUCTIONS_FILE = '.github/instructions/session-knowledge.instructions.md';
 
@@ -54,28 +58,38 @@ async function readIfExists(path: string): Promise<string | undefined> {
  */
 export async function writeInstructionFile(workspaceFolder: string, content: string): Promise<{ path: string; changed: boolean }> {
   const path = join(workspaceFolder, COPILOT_INSTRUCTIONS_FILE);
-  return withFileLock(path, async () => {
-    const before = await readIfExists(path);
-    // A new envelope nonce alone is no change: the inside is the very one the file's nonce was drawn after.
-    if (before !== undefined && sameExceptNonce(before, content)) return { path, changed: false };
-    if (before !== undefined && !isOurInstructionFile(before)) throw new InstructionFileError(path);
-    await writeFileAtomic(path, content, { keepMode: true, mode: 0o644 });
-    return { path, changed: true };
-  });
+  const confineTo = workspaceFolder;
+  return withFileLock(
+    path,
+    async () => {
+      const before = await readNoFollow(path);
+      // A new envelope nonce alone is no change: the inside is the very one the file's nonce was drawn after.
+      if (before !== undefined && sameExceptNonce(before, content)) return { path, changed: false };
+      if (before !== undefined && !isOurInstructionFile(before)) throw new InstructionFileError(path);
+      await writeFileAtomic(path, content, { keepMode: true, mode: 0o644, confineTo });
+      return { path, changed: true };
+    },
+    { confineTo },
+  );
 }
 
 /** Removes the instruction file if it is ours. `not-ours`: a file without our marker, left in place. */
 export async function removeInstructionFile(workspaceFolder: string): Promise<{ path: string; outcome: 'removed' | 'absent' | 'not-ours' }> {
   const path = join(workspaceFolder, COPILOT_INSTRUCTIONS_FILE);
+  await assertConfined(workspaceFolder, path);
   // Checked before the lock: taking it would create the folders of a file that is not there.
-  if ((await readIfExists(path)) === undefined) return { path, outcome: 'absent' };
-  const outcome = await withFileLock(path, async () => {
-    const before = await readIfExists(path);
-    if (before === undefined) return 'absent' as const;
-    if (!isOurInstructionFile(before)) return 'not-ours' as const;
-    await fs.rm(path, { force: true });
-    return 'removed' as const;
-  });
+  if ((await readNoFollow(path)) === undefined) return { path, outcome: 'absent' };
+  const outcome = await withFileLock(
+    path,
+    async () => {
+      const before = await readNoFollow(path);
+      if (before === undefined) return 'absent' as const;
+      if (!isOurInstructionFile(before)) return 'not-ours' as const;
+      await fs.rm(path, { force: true });
+      return 'removed' as const;
+    },
+    { confineTo: workspaceFolder },
+  );
   if (outcome === 'removed') {
     // The folders go too when nothing else is in them (rmdir refuses a folder that is not empty).
     for (const dir of [dirname(path), dirname(dirname(path))]) await fs.rmdir(dir).catch(() => undefined);
@@ -83,24 +97,73 @@ export async function removeInstructionFile(workspaceFolder: string): Promise<{ 
   return { path, outcome };
 }
 
+/** A `.git` file (`gitdir: …`) that does not point at this folder's own git directory: nothing is edited. */
+export class GitDirError extends Error {
+  readonly reason = 'gitdir-refused' as const;
+  constructor(
+    readonly path: string,
+    detail: string,
+  ) {
+    super(`Refused to edit the git exclude file: ${path} ${detail}. Nothing was written.`);
+  }
+  static is(err: unknown): err is GitDirError {
+    return err instanceof Error && (err as GitDirError).reason === 'gitdir-refused';
+  }
+}
+
+const isInside = (root: string, path: string): boolean => {
+  const rel = relative(root, path);
+  return rel === '' || (!isAbsolute(rel) && rel.split(sep)[0] !== '..');
+};
+const realOrUndefined = (p: string): Promise<string | undefined> => fs.realpath(p).catch(() => undefined);
+
 /**
- * The `info/exclude` file of the git repository whose top is `workspaceFolder`, or undefined when it is not one.
- * A linked worktree's `.git` is a file (`gitdir: …`); its exclude file is the common repository's.
+ * Where the exclude file is and the folder it must stay inside (no link from there down): `<folder>/.git` for a
+ * repository, the common git directory for a linked worktree or a submodule. A `.git` file is a pointer anyone can
+ * write, so it is followed only to a git directory that names this folder back: a worktree's `gitdir` file (which
+ * `git worktree add` writes) naming this `.git`, or a submodule's `core.worktree` naming this folder; a worktree's
+ * directory must also lie in its common directory's `worktrees/`. Anything else is refused (`GitDirError`), and a
+ * `.git` that is a link is refused (`LinkedPathError`).
  */
-export async function gitExcludePath(workspaceFolder: string): Promise<string | undefined> {
+async function locateGitExclude(workspaceFolder: string): Promise<{ path: string; root: string } | undefined> {
   const dotGit = join(workspaceFolder, '.git');
   let stat;
   try {
-    stat = await fs.stat(dotGit);
+    stat = await fs.lstat(dotGit);
   } catch {
     return undefined;
   }
-  if (stat.isDirectory()) return join(dotGit, 'info', 'exclude');
-  const pointer = /^gitdir:\s*(.+?)\s*$/m.exec(await fs.readFile(dotGit, 'utf8'));
+  if (stat.isSymbolicLink()) throw new LinkedPathError(join(dotGit, 'info', 'exclude'), dotGit, 'link');
+  if (stat.isDirectory()) return { path: join(dotGit, 'info', 'exclude'), root: workspaceFolder };
+  if (!stat.isFile() || stat.size > 4096) return undefined;
+  const pointer = /^gitdir:\s*(.+?)\s*$/m.exec((await readNoFollow(dotGit)) ?? '');
   if (!pointer?.[1]) return undefined;
   const gitDir = isAbsolute(pointer[1]) ? pointer[1] : resolve(workspaceFolder, pointer[1]);
+  const realGitDir = await realOrUndefined(gitDir);
+  if (!realGitDir) throw new GitDirError(dotGit, `points at ${gitDir}, which does not exist`);
+  const realDotGit = await realOrUndefined(dotGit);
+  const realFolder = await realOrUndefined(workspaceFolder);
+  const backLink = (await readIfExists(join(gitDir, 'gitdir')))?.trim();
+  const worktreeOf = /^\s*worktree\s*=\s*(.+?)\s*$/m.exec((await readIfExists(join(gitDir, 'config'))) ?? '')?.[1];
+  const namesUs =
+    (backLink !== undefined && backLink !== '' && (await realOrUndefined(resolve(gitDir, backLink))) === realDotGit) ||
+    (worktreeOf !== undefined && (await realOrUndefined(resolve(gitDir, worktreeOf))) === realFolder);
+  if (!namesUs) throw new GitDirError(dotGit, `points at ${gitDir}, which is not this folder's git directory (it does not name ${workspaceFolder} as its worktree)`);
   const common = (await readIfExists(join(gitDir, 'commondir')))?.trim();
-  return join(common ? resolve(gitDir, common) : gitDir, 'info', 'exclude');
+  if (!common) return { path: join(gitDir, 'info', 'exclude'), root: gitDir };
+  const commonDir = resolve(gitDir, common);
+  const realCommon = await realOrUndefined(commonDir);
+  if (!realCommon || !isInside(join(realCommon, 'worktrees'), realGitDir)) throw new GitDirError(dotGit, `points at ${gitDir}, whose common directory ${commonDir} does not hold it`);
+  return { path: join(commonDir, 'info', 'exclude'), root: commonDir };
+}
+
+/**
+ * The `info/exclude` file of the git repository whose top is `workspaceFolder`, or undefined when it is not one.
+ * A linked worktree's `.git` is a file (`gitdir: …`); its exclude file is the common repository's. Throws when
+ * `.git` is a link or points at a folder that is not this folder's git directory.
+ */
+export async function gitExcludePath(workspaceFolder: string): Promise<string | undefined> {
+  return (await locateGitExclude(workspaceFolder))?.path;
 }
 
 /** The line that keeps the instruction file out of git (anchored at the repository's top). */
@@ -111,15 +174,19 @@ export const GIT_EXCLUDE_LINE = `/${COPILOT_INSTRUCTIONS_FILE}`;
  * repository; `changed: false` when the line (with or without its leading slash) is already there.
  */
 export async function addToGitExclude(workspaceFolder: string, line: string = GIT_EXCLUDE_LINE): Promise<{ path: string; changed: boolean } | undefined> {
-  const path = await gitExcludePath(workspaceFolder);
-  if (!path) return undefined;
-  return withFileLock(path, async () => {
-    const before = (await readIfExists(path)) ?? '';
-    const bare = line.replace(/^\//, '');
-    if (before.split(/\r?\n/).some((l) => l.trim() === line || l.trim() === bare)) return { path, changed: false };
-    await fs.mkdir(dirname(path), { recursive: true });
-    const sep = before === '' || before.endsWith('\n') ? '' : '\n';
-    await writeFileAtomic(path, `${before}${sep}${line}\n`, { keepMode: true, mode: 0o644 });
-    return { path, changed: true };
-  });
+  const at = await locateGitExclude(workspaceFolder);
+  if (!at) return undefined;
+  const { path, root: confineTo } = at;
+  return withFileLock(
+    path,
+    async () => {
+      const before = (await readNoFollow(path)) ?? '';
+      const bare = line.replace(/^\//, '');
+      if (before.split(/\r?\n/).some((l) => l.trim() === line || l.trim() === bare)) return { path, changed: false };
+      const newline = before === '' || before.endsWith('\n') ? '' : '\n';
+      await writeFileAtomic(path, `${before}${newline}${line}\n`, { keepMode: true, mode: 0o644, confineTo });
+      return { path, changed: true };
+    },
+    { confineTo },
+  );
 }

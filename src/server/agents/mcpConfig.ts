@@ -5,11 +5,12 @@
  * server, every other top-level field and any extra field of our own entry (an `env` someone added). Idempotent:
  * a file that already holds exactly this entry is not rewritten, so its formatting survives. A file that is not
  * valid JSON, or whose root or `mcpServers` is not an object, is left untouched and named in the error. Written
- * atomically under a lock. Pure Node, no `vscode`.
+ * atomically under a lock; a link at the file or at a folder above it (`.cursor`), or a path leaving the workspace
+ * folder, is refused before anything is read or created (`confinedPath.ts`). Pure Node, no `vscode`.
  */
-import { promises as fs } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { join } from 'node:path';
+import { assertConfined, readNoFollow } from '../store/confinedPath';
 import { editJsonObjectFile } from './jsonObjectFile';
 
 /** Claude Code's project MCP configuration. */
@@ -70,14 +71,16 @@ export async function writeMcpConfig(workspaceFolder: string, cliPath: string, f
       servers[MCP_SERVER_NAME] = next;
       config.mcpServers = servers;
     },
-    { hint: 'Fix it, then run the command again.', fail: (reason, message) => new McpConfigError(reason, path, message) },
+    { root: workspaceFolder, hint: 'Fix it, then run the command again.', fail: (reason, message) => new McpConfigError(reason, path, message) },
   );
 }
 
 /** Whether `<workspaceFolder>/<file>` holds our entry (an unreadable or invalid file: no). */
 export async function hasMcpEntry(workspaceFolder: string, file: string = MCP_CONFIG_FILE): Promise<boolean> {
   try {
-    const parsed: unknown = JSON.parse(await fs.readFile(join(workspaceFolder, file), 'utf8'));
+    const path = join(workspaceFolder, file);
+    await assertConfined(workspaceFolder, path); // a linked file is not ours to refresh
+    const parsed: unknown = JSON.parse((await readNoFollow(path)) ?? '');
     return isObject(parsed) && isObject(parsed.mcpServers) && isObject(parsed.mcpServers[MCP_SERVER_NAME]);
   } catch {
     return false;

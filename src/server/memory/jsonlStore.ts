@@ -21,6 +21,7 @@
  */
 import { promises as fs, statSync } from 'node:fs';
 import { withFileLock } from '../store/atomicFile';
+import { assertConfined } from '../store/confinedPath';
 import type { StoreProblem } from '../../shared/schemas';
 import type { MemoryScope } from '../../shared/memorySchemas';
 import { appendDurably, badLinesOf, joinLines, newLines, rewriteLines, splitLines, writeKeepingMode, type BadLine, type RawLine } from './lineFile';
@@ -60,6 +61,11 @@ export interface JsonlScopeSpec {
   source: string;
   path: string;
   scope: MemoryScope;
+  /**
+   * The workspace folder of a repository file (project memory): writes refuse a link at the file or above it, or a
+   * path leaving the folder (`LinkedPathError`, see `confinedPath.ts`), before they lock, append or rewrite.
+   */
+  confineTo?: string;
   /** Mode of a file this creates (the umask applies); an existing file keeps its own. Default 0600. */
   newFileMode?: number;
   onProblem?: (problem: StoreProblem) => void;
@@ -320,6 +326,7 @@ export class JsonlScopeFile {
   mutate<R>(plan: (entries: readonly StoredEntry[]) => MutationPlan<R>): Promise<{ result: R; entries: readonly StoredEntry[] }> {
     const run = () =>
       withFileLock(this.spec.path, async () => {
+        if (this.spec.confineTo !== undefined) await assertConfined(this.spec.confineTo, this.spec.path);
         const fresh = await this.readFresh(false, true);
         const { result, upserts = [], deletes = [] } = plan(fresh.entries);
         const present = this.idsOf(fresh.entries);
@@ -350,7 +357,7 @@ export class JsonlScopeFile {
         );
         this.snapshot = { entries: kept, badLines: badLinesOf(this.rawLines) };
         return { result, entries: kept };
-      });
+      }, this.spec.confineTo !== undefined ? { confineTo: this.spec.confineTo } : {});
     const result = this.queue.then(run, run);
     this.queue = result.catch(() => undefined);
     return result;

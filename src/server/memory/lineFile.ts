@@ -2,10 +2,11 @@
  * The lines of a scope file exactly as they are on disk, and the two ways they are written back: append, or an
  * atomic rewrite that changes only the lines that changed and keeps the file's mode (a shared file stays 0644).
  */
-import { promises as fs } from 'node:fs';
+import { promises as fs, constants as fsConstants } from 'node:fs';
 import { dirname } from 'node:path';
 import type { StoredEntry } from './memoryEntry';
 import { writeFileAtomic } from '../store/atomicFile';
+import { O_NOFOLLOW } from '../store/confinedPath';
 
 /** One line as read (without its `\n`; a `\r` stays). An entry line has `id`, a malformed one `bad`; a blank line neither. */
 export interface RawLine {
@@ -78,7 +79,8 @@ export const joinLines = (lines: readonly RawLine[]): string => (lines.length > 
 /** Appends `chunk` (and fsyncs); a new file gets `newFileMode` (the umask applies), an existing one keeps its mode. */
 export async function appendDurably(path: string, chunk: Buffer, newFileMode: number): Promise<void> {
   await fs.mkdir(dirname(path), { recursive: true });
-  const handle = await fs.open(path, 'a', newFileMode);
+  // Never through a link at the name (O_NOFOLLOW where the platform has it).
+  const handle = await fs.open(path, fsConstants.O_WRONLY | fsConstants.O_APPEND | fsConstants.O_CREAT | O_NOFOLLOW, newFileMode);
   try {
     await handle.writeFile(chunk);
     await handle.sync();

@@ -332,6 +332,8 @@ export class MemoryState {
       scope,
       // The project file is shared through git: created like any workspace file. The others stay private.
       newFileMode: scope === 'project' ? 0o666 : 0o600,
+      // `<folder>/.knowledge/memory.jsonl`: a committed link never makes us write outside the folder.
+      ...(scope === 'project' ? { confineTo: dirname(dirname(path)) } : {}),
       onProblem: (p) => this.deps.onProblem?.(p),
       onResolved: () => this.deps.onProblemsResolved?.({ source, path }),
     });

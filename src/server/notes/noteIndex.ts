@@ -3,10 +3,11 @@
  * folder. Id = workspace-relative path with forward slashes; title = first Markdown heading, else the
  * file name; revision = sha256 of the bytes. Pure Node: no `vscode` import.
  */
-import { promises as fs } from 'node:fs';
+import { promises as fs, constants as fsConstants } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { basename, join, relative, sep } from 'node:path';
 import type { KnowledgeItem, KnowledgeKind, StoreProblem } from '../../shared/schemas';
+import { O_NOFOLLOW, assertConfined } from '../store/confinedPath';
 
 export const KNOWLEDGE_DIR = '.knowledge';
 const REBUILD_CONCURRENCY = 64;
@@ -160,6 +161,8 @@ export class NoteIndex {
 /** Creates a new note or plan file with a heading; never overwrites (adds -2, -3… to the name). */
 export async function createKnowledgeFile(workspaceFolder: string, kind: KnowledgeKind, title: string): Promise<string> {
   const dir = join(workspaceFolder, KNOWLEDGE_DIR, KIND_FOLDERS[kind]);
+  // A committed link at `.knowledge` or its notes folder never makes us create a file outside the folder.
+  await assertConfined(workspaceFolder, dir);
   await fs.mkdir(dir, { recursive: true });
   const slug = slugify(title);
   const body =
@@ -169,7 +172,7 @@ export async function createKnowledgeFile(workspaceFolder: string, kind: Knowled
   for (let n = 1; n < 1000; n++) {
     const path = join(dir, n === 1 ? `${slug}.md` : `${slug}-${n}.md`);
     try {
-      await fs.writeFile(path, body, { flag: 'wx' });
+      await fs.writeFile(path, body, { flag: fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | O_NOFOLLOW });
       return path;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;

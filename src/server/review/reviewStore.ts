@@ -38,6 +38,7 @@ export class ReviewStore {
     this.doc = new JsonDocument<ReviewsDoc>({
       source: 'reviews',
       path: join(workspaceFolder, '.knowledge', 'reviews.json'),
+      confineTo: workspaceFolder, // a committed link never makes us write outside (confinedPath.ts)
       schema: ReviewsDocSchema,
       currentVersion: REVIEWS_SCHEMA_VERSION,
       defaults: () => ({ schemaVersion: REVIEWS_SCHEMA_VERSION, reviews: [] }),

@@ -11,8 +11,11 @@ import { promises as fs, constants as fsConstants } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { assertConfined } from './confinedPath';
 
-export async function writeFileAtomic(path: string, data: string, options: { mode?: number; keepMode?: boolean } = {}): Promise<void> {
+export async function writeFileAtomic(path: string, data: string, options: { mode?: number; keepMode?: boolean; confineTo?: string } = {}): Promise<void> {
+  // A file inside a workspace folder: no link at it or above it up to the folder (see confinedPath.ts).
+  if (options.confineTo !== undefined) await assertConfined(options.confineTo, path);
   await fs.mkdir(dirname(path), { recursive: true });
   // keepMode: the new file keeps the mode of the one it replaces (a shared 0644 file stays 0644).
   let mode: number | undefined;
@@ -65,6 +68,11 @@ export interface LockOptions {
    * files (one per session) turns it off and calls `removeDeadTempFiles` once for the folder instead.
    */
   sweepTemps?: boolean;
+  /**
+   * The workspace folder the file lies in: the lock (and the folders it creates) is refused when the file or a
+   * folder above it is a link, or leaves that folder (`LinkedPathError`), so nothing is created outside.
+   */
+  confineTo?: string;
 }
 
 export class LockTimeoutError extends Error {
@@ -158,6 +166,7 @@ export async function withFileLock<T>(path: string, fn: () => Promise<T>, option
   const timeoutMs = options.timeoutMs ?? 10_000;
   const staleMs = options.staleMs ?? 15_000;
   const deadline = Date.now() + timeoutMs;
+  if (options.confineTo !== undefined) await assertConfined(options.confineTo, path);
   await fs.mkdir(dirname(path), { recursive: true });
   let delay = 2;
   for (;;) {

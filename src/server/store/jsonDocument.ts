@@ -35,6 +35,11 @@ export interface DocumentSpec<T extends VersionedDoc> {
   onProblem?: (problem: StoreProblem) => void;
   /** Options of the cross-process lock taken by `update`. */
   lock?: LockOptions;
+  /**
+   * The workspace folder a repository file (`.knowledge/pins.json`, `reviews.json`) lies in: `update` refuses a link at
+   * the file or above it, or a path leaving the folder (`LinkedPathError`), before it locks, reads or writes.
+   */
+  confineTo?: string;
 }
 
 export class MalformedDocumentError extends Error {
@@ -105,7 +110,7 @@ export class ValidatingJsonFileAdapter<T extends VersionedDoc> implements Adapte
   }
 
   async write(data: T): Promise<void> {
-    await writeFileAtomic(this.spec.path, `${JSON.stringify(data, null, 2)}\n`);
+    await writeFileAtomic(this.spec.path, `${JSON.stringify(data, null, 2)}\n`, this.spec.confineTo !== undefined ? { confineTo: this.spec.confineTo } : {});
   }
 }
 
@@ -167,7 +172,7 @@ export class JsonDocument<T extends VersionedDoc> {
         await this.db.write();
         this.state = next.schemaVersion > this.spec.currentVersion ? 'newer-version' : 'ok';
         return next;
-      }, this.spec.lock);
+      }, this.spec.confineTo !== undefined ? { ...this.spec.lock, confineTo: this.spec.confineTo } : this.spec.lock);
     const result = this.queue.then(run, run);
     this.queue = result.catch(() => undefined);
     return result;
