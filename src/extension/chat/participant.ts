@@ -35,6 +35,7 @@ import {
   type Turn,
 } from './history';
 import type { ChatDistillHooks } from '../memory/distillCommands';
+import { RESTRICTED_CHAT_NOTE, deliveryAllowed } from '../workspaceTrust';
 
 export interface ParticipantDeps {
   client: LanguageClient;
@@ -206,12 +207,15 @@ export function createChatHandler(deps: ParticipantDeps): Handler {
     if (!summary.trim()) return undefined;
     let block = '';
     let signature = '';
-    try {
-      const compacted = await requestWithTimeout(client, NotifyCompactedRequest.type, { key, budgetTokens: blockBudget() });
-      block = compacted.text;
-      signature = compacted.signature;
-    } catch (err) {
-      log.warn(`No knowledge block with the compaction this time: ${errorMessage(err)}`);
+    // Restricted Mode: the summary goes without the knowledge block (the session stays owed it).
+    if (deliveryAllowed()) {
+      try {
+        const compacted = await requestWithTimeout(client, NotifyCompactedRequest.type, { key, budgetTokens: blockBudget() });
+        block = compacted.text;
+        signature = compacted.signature;
+      } catch (err) {
+        log.warn(`No knowledge block with the compaction this time: ${errorMessage(err)}`);
+      }
     }
     let pinnedMessages: string[] = [];
     try {
@@ -335,6 +339,8 @@ export function createChatHandler(deps: ParticipantDeps): Handler {
         ? `${FOOTER_START}sent ${sentBlock.items.filter((i) => i.state === 'ok').length} pinned item(s) with this message${sentBlock.items.some((i) => i.state !== 'ok') ? `; ${sentBlock.items.filter((i) => i.state !== 'ok').length} withheld or unavailable` : ''}${sentBlock.budget.cutItems.length ? `; cut to fit: ${sentBlock.budget.cutItems.join(', ')}` : ''}.*`
         : '';
     if (footer) stream.markdown(footer);
+    // Restricted Mode: the knowledge was held back (resolveBlockSafely), said once in this answer.
+    if (!deliveryAllowed()) stream.markdown(RESTRICTED_CHAT_NOTE);
     if (sentBlock?.text) {
       const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
       const uriOf = deps.uriOf ?? ((id: string) => (folder ? vscode.Uri.joinPath(folder, id) : undefined));
