@@ -107,12 +107,21 @@ suite('Restricted Mode: an untrusted repository is scanned and warned about, and
     assert.ok(!existsSync(join(ws(), '.mcp.json')), 'no .mcp.json');
   });
 
-  test("the repository's scheduled prompt does not run", async () => {
+  test("no scheduled prompt runs: neither the repository's nor the person's own", async () => {
     fake.reset();
     await h.scheduler.tick(new Date());
-    await h.scheduler.tick(new Date(Date.now() + 5 * 60_000));
-    assert.equal(fake.requests.length, 0, 'no model was asked on a schedule');
-    assert.equal(await vscode.commands.executeCommand('sessionKnowledge.runScheduledPrompt', 'repo-chosen'), undefined);
-    assert.equal(fake.requests.length, 0);
+    assert.equal(fake.requests.length, 0, "the repository's schedule did not run");
+    // The person's own (user) schedule waits for trust too: it would deliver this folder's pinned knowledge.
+    const config = vscode.workspace.getConfiguration('sessionKnowledge');
+    await config.update('scheduledPrompts', [{ name: 'mine', prompt: 'Summarise', pins: [NOTE], everyMinutes: 1 }], vscode.ConfigurationTarget.Global);
+    try {
+      await waitFor(() => (vscode.workspace.getConfiguration('sessionKnowledge').inspect('scheduledPrompts')?.globalValue as unknown[] | undefined)?.length === 1, 'the user setting written');
+      await h.scheduler.tick(new Date(Date.now() + 5 * 60_000));
+      assert.equal(fake.requests.length, 0, 'no model was asked on a schedule');
+      assert.equal(await vscode.commands.executeCommand('sessionKnowledge.runScheduledPrompt', 'mine'), undefined, 'Run Scheduled Prompt Now is refused');
+      assert.equal(fake.requests.length, 0);
+    } finally {
+      await config.update('scheduledPrompts', undefined, vscode.ConfigurationTarget.Global);
+    }
   });
 });
