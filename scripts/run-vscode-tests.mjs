@@ -12,7 +12,8 @@
 //            (two machines): A's synced global-state value is handed to B as Settings Sync would deliver it.
 //   phase restricted: *.restricted.test.js on test/fixtures/restricted, a folder NOT trusted (workspace trust on, no
 //            start-up prompt, no trusted folders: VS Code's Restricted Mode), with its own user-data-dir. Web only:
-//            @vscode/test-electron always passes --disable-workspace-trust.
+//            @vscode/test-electron always passes --disable-workspace-trust. A test that logs SK_GRANT_WORKSPACE_TRUST
+//            (after opening the Workspace Trust editor) has the person's click on its Trust button made here.
 //
 // By default VS Code is the web workbench of VS Code 1.100.3 (code-server, scripts/install-vscode-web.sh)
 // in headless Debian Chromium. With VSCODE_EXECUTABLE_PATH set to a desktop VS Code, the same phases run
@@ -114,6 +115,17 @@ const NOISE = [/open-vsx\.org/, /vsda/, /^Resolv(ing|ed) connection token/, /^Cr
   /^Updating additional builtin extensions cache/, /^ChatSessionStore: Migrating 0/];
 const isNoise = (text) => !process.env.SK_VERBOSE && NOISE.some((re) => re.test(text));
 
+/** What a test logs to have the person grant workspace trust: the launcher clicks Trust in the open Workspace Trust editor. */
+const GRANT_TRUST = 'SK_GRANT_WORKSPACE_TRUST';
+async function grantTrust(page) {
+  try {
+    await page.locator('.workspace-trust-buttons-row .monaco-button').filter({ hasText: /^Trust/ }).first().click({ timeout: 30_000 });
+    log('granted workspace trust (clicked Trust in the Workspace Trust editor)');
+  } catch (e) {
+    log(`could not grant workspace trust: ${e instanceof Error ? e.message : e}`);
+  }
+}
+
 /** Totals from the runner's `SK_MOCHA_RESULT {json}` lines. */
 const totals = { passes: 0, failures: 0 };
 function noteResult(line) {
@@ -143,6 +155,7 @@ async function runPhaseInWeb(phase) {
     await page.exposeFunction('codeAutomationLog', (_level, message) => {
       const text = Array.isArray(message) ? message.join(' ') : String(message);
       noteResult(text);
+      if (text.includes(GRANT_TRUST)) void grantTrust(page);
       if (!isNoise(text)) console.log(text);
     });
     await page.exposeFunction('codeAutomationExit', (code) => finish(code));
