@@ -78,6 +78,16 @@ export class GuardedSettings implements vscode.Disposable {
     this.changed.fire(setting);
   }
 
+  /**
+   * Forgets this workspace's decision on `setting` (the person turned it off): a workspace value that turns it
+   * on later — e.g. arriving by `git pull` — is asked about again, even when it equals the one allowed before.
+   */
+  async forget(setting: GuardedSetting, resource?: vscode.Uri): Promise<void> {
+    const folder = resource ? vscode.workspace.getWorkspaceFolder(resource)?.uri : undefined;
+    for (const key of new Set([this.key(setting, undefined), this.key(setting, folder)])) await this.state.update(key, undefined);
+    for (const asked of [...this.asked]) if (asked.startsWith(`${this.key(setting, undefined)}`)) this.asked.delete(asked);
+  }
+
   private workspaceValue(setting: GuardedSetting, resource?: vscode.Uri) {
     const inspect = vscode.workspace.getConfiguration('sessionKnowledge', resource).inspect(setting);
     const folderValue = inspect?.workspaceFolderValue;

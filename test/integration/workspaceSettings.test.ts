@@ -67,6 +67,15 @@ suite('settings a repository must not turn on: shareWithCopilot and scheduledPro
     await waitFor(async () => existsSync(file) && (await fs.readFile(file, 'utf8')).includes('Welcome to Session Knowledge'), 'the instruction file once allowed');
     assert.equal(questions.filter((q) => q.setting === 'shareWithCopilot').length, 1, 'asked once');
     assert.equal(await vscode.commands.executeCommand('sessionKnowledge.stopSharingWithCopilot'), 'removed');
+
+    // Stopped by the person: the same value arriving again (a git pull) is asked about again; kept off, nothing is written.
+    questions.length = 0;
+    await config().update('shareWithCopilot', true, vscode.ConfigurationTarget.Workspace);
+    const again = await waitFor(() => questions.find((q) => q.setting === 'shareWithCopilot'), 'the question again after Stop');
+    again.answer(false);
+    await sleep(1000);
+    assert.ok(!existsSync(file), 'kept off: no instruction file');
+    await config().update('shareWithCopilot', undefined, vscode.ConfigurationTarget.Workspace);
   });
 
   test('a workspace value of scheduledPrompts does not run until confirmed; Keep Off keeps it off; a changed value asks again', async () => {

@@ -141,6 +141,8 @@ export class CopilotShare implements vscode.Disposable {
       if (set?.workspaceValue !== undefined) await config.update(SHARE_SETTING, undefined, vscode.ConfigurationTarget.Workspace);
       // Still on through the user's own settings: off for this workspace.
       if (this.isOn()) await config.update(SHARE_SETTING, false, vscode.ConfigurationTarget.Workspace);
+      // Off by the person: a workspace value that turns it on again (a `git pull`) is asked about again.
+      await this.deps.settings.forget('shareWithCopilot', this.deps.folder?.uri);
       this.watchPinnedFiles([]);
       return (await removeInstructionFile(root)).outcome;
     });
