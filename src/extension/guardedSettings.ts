@@ -94,8 +94,8 @@ export class GuardedSettings implements vscode.Disposable {
     return {
       inspect,
       value: folderValue ?? inspect?.workspaceValue,
-      /** Set when the value comes from a folder's own `.vscode/settings.json` in a multi-root workspace. */
-      folder: folderValue !== undefined ? vscode.workspace.getWorkspaceFolder(resource ?? vscode.Uri.file('/'))?.uri : undefined,
+      /** Set when the value comes from a folder's own `.vscode/settings.json`. */
+      folder: folderValue !== undefined && resource ? vscode.workspace.getWorkspaceFolder(resource)?.uri : undefined,
     };
   }
 
@@ -127,8 +127,8 @@ export class GuardedSettings implements vscode.Disposable {
     this.asked.add(asked);
     const message =
       setting === 'shareWithCopilot'
-        ? "This workspace's settings (not yours) turn on sessionKnowledge.shareWithCopilot: the knowledge pinned for all agents (.knowledge/pins.json) would be written to .github/instructions/session-knowledge.instructions.md, which Copilot attaches to every request. Allow it in this workspace?"
-        : `This workspace's settings (not yours) set sessionKnowledge.scheduledPrompts, which run on your language model on a schedule: ${(value as unknown[]).map(describeSchedule).join('; ')}. Allow them in this workspace?`;
+        ? "This workspace's settings (not your user settings) turn on sessionKnowledge.shareWithCopilot: the knowledge pinned for all agents (.knowledge/pins.json) would be written to .github/instructions/session-knowledge.instructions.md, which Copilot attaches to every request. Allow it in this workspace?"
+        : `This workspace's settings (not your user settings) set sessionKnowledge.scheduledPrompts, which run on your language model on a schedule: ${(value as unknown[]).map(describeSchedule).join('; ')}. Allow them in this workspace?`;
     void Promise.resolve(this.ask({ setting, message })).then(
       async (allowed) => {
         if (allowed === undefined) return; // dismissed: asked again in the next window

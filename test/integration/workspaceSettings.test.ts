@@ -61,7 +61,7 @@ suite('settings a repository must not turn on: shareWithCopilot and scheduledPro
     await sleep(1500); // longer than the share's debounce (250 ms)
     assert.ok(!existsSync(file), 'no instruction file while the question is open');
     const question = await waitFor(() => questions.find((q) => q.setting === 'shareWithCopilot'), 'the question about shareWithCopilot');
-    assert.match(question.message, /This workspace's settings \(not yours\) turn on sessionKnowledge\.shareWithCopilot/);
+    assert.match(question.message, /This workspace's settings \(not your user settings\) turn on sessionKnowledge\.shareWithCopilot/);
     assert.match(question.message, /\.github\/instructions\/session-knowledge\.instructions\.md/);
     question.answer(true);
     await waitFor(async () => existsSync(file) && (await fs.readFile(file, 'utf8')).includes('Welcome to Session Knowledge'), 'the instruction file once allowed');
