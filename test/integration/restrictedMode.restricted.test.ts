@@ -36,7 +36,7 @@ suite('Restricted Mode: an untrusted repository is scanned and warned about, and
   const questions: Question[] = [];
 
   /** One @knowledge message in the conversation of session `key`; answers what the participant wrote. */
-  async function chat(key: string, prompt: string): Promise<{ text: string; result: vscode.ChatResult }> {
+  async function chat(key: string, prompt: string, command?: string): Promise<{ text: string; result: vscode.ChatResult }> {
     const model = await waitFor(async () => (await vscode.lm.selectChatModels({ vendor: 'sk-fake', family: 'sk-fake-large' }))[0], 'the fake model');
     const parts: string[] = [];
     const stream = { markdown: (v: string | vscode.MarkdownString) => parts.push(typeof v === 'string' ? v : v.value), reference: () => undefined, progress: () => undefined } as unknown as vscode.ChatResponseStream;
@@ -45,7 +45,7 @@ suite('Restricted Mode: an untrusted repository is scanned and warned about, and
       { participant: PARTICIPANT, prompt: 'hello', references: [] },
       { participant: PARTICIPANT, response: [{ value: new vscode.MarkdownString('hi') }], result: { metadata: { sessionKey: key } } },
     ];
-    const request = { prompt, references: [], toolReferences: [], model, toolInvocationToken: undefined } as unknown as vscode.ChatRequest;
+    const request = { prompt, command, references: [], toolReferences: [], model, toolInvocationToken: undefined } as unknown as vscode.ChatRequest;
     const result = await h.chatHandler(request, { history } as unknown as vscode.ChatContext, stream, new vscode.CancellationTokenSource().token);
     return { text: parts.join(''), result };
   }
@@ -95,6 +95,10 @@ suite('Restricted Mode: an untrusted repository is scanned and warned about, and
     // Other extensions get an error naming Restricted Mode, never the block.
     await assert.rejects(api.delivery.resolvePending(key), /Restricted Mode/);
     assert.equal(await api.delivery.delivered(key), '', 'nothing was recorded as delivered');
+    // /status shows the person what is held back, and why.
+    const status = await chat(key, '', 'status');
+    assert.match(status.text, /Restricted Mode/);
+    assert.match(status.text, /sent once the folder is trusted/);
   });
 
   test('the knowledge_context and knowledge_dispatch tools answer a notice instead of the block', async () => {

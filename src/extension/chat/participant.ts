@@ -35,7 +35,7 @@ import {
   type Turn,
 } from './history';
 import type { ChatDistillHooks } from '../memory/distillCommands';
-import { RESTRICTED_CHAT_NOTE, deliveryAllowed } from '../workspaceTrust';
+import { RESTRICTED_CHAT_NOTE, RESTRICTED_NOTICE, deliveryAllowed } from '../workspaceTrust';
 
 export interface ParticipantDeps {
   client: LanguageClient;
@@ -147,8 +147,9 @@ export function createChatHandler(deps: ParticipantDeps): Handler {
       ...(info.pinnedMessages.length > 0 ? ['', '**Pinned messages**', ...info.pinnedMessages.map((m) => `- ${m}`)] : []),
     ];
     stream.markdown(lines.filter((l) => l !== undefined).join('\n'));
+    if (!deliveryAllowed()) stream.markdown(`\n\n${RESTRICTED_NOTICE}`);
     if (pending && pending.text) {
-      stream.markdown('\n\n**Pending block** (sent with your next message):\n\n');
+      stream.markdown(deliveryAllowed() ? '\n\n**Pending block** (sent with your next message):\n\n' : '\n\n**Pending block** (sent once the folder is trusted):\n\n');
       stream.markdown(new vscode.MarkdownString().appendCodeblock(pending.text, 'text'));
     }
   }
