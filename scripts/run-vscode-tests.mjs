@@ -10,6 +10,10 @@
 //            fourth added at run time), memory flag set (the panel exists); the two share the store.
 //   phases synca, syncb: *.synca.test.js and *.syncb.test.js, memory flag set, each with its OWN user-data-dir
 //            (two machines): A's synced global-state value is handed to B as Settings Sync would deliver it.
+//   phase restricted: *.restricted.test.js on test/fixtures/restricted, a folder NOT trusted (workspace trust on, no
+//            start-up prompt, no trusted folders: VS Code's Restricted Mode), with its own user-data-dir. Web only:
+//            @vscode/test-electron always passes --disable-workspace-trust. A test that logs SK_GRANT_WORKSPACE_TRUST
+//            (after opening the Workspace Trust editor) has the person's click on its Trust button made here.
 //
 // By default VS Code is the web workbench of VS Code 1.100.3 (code-server, scripts/install-vscode-web.sh)
 // in headless Debian Chromium. With VSCODE_EXECUTABLE_PATH set to a desktop VS Code, the same phases run
@@ -60,6 +64,8 @@ if (listFiles(testsDir, '.flag0.test.js').length > 0) phases.push('flag0');
 if (listFiles(testsDir, '.multiroot.test.js').length > 0) phases.push('mrbefore', 'multiroot');
 // Phases "synca" and "syncb": personal memory through Settings Sync between two user-data folders.
 if (listFiles(testsDir, '.synca.test.js').length > 0) phases.push('synca', 'syncb');
+// Phase "restricted": an untrusted folder (Restricted Mode).
+if (listFiles(testsDir, '.restricted.test.js').length > 0) phases.push('restricted');
 // SK_PHASES=mrbefore,multiroot: only these phases (for a quick run while working; CI runs them all).
 if (process.env.SK_PHASES) {
   const wanted = new Set(process.env.SK_PHASES.split(',').map((p) => p.trim()));
@@ -72,7 +78,7 @@ const scratch = tempDir('sk-integration-');
 const workspace = copyDir(join(repoRoot, 'test/fixtures/workspace'), join(scratch, 'workspace'));
 const userDataDir = join(scratch, 'user-data');
 /** Two machines for the sync phases: their own user-data folders (profiles). */
-const phaseUserData = (phase) => (phase === 'synca' ? join(scratch, 'user-data-machine-a') : phase === 'syncb' ? join(scratch, 'user-data-machine-b') : userDataDir);
+const phaseUserData = (phase) => (phase === 'synca' ? join(scratch, 'user-data-machine-a') : phase === 'syncb' ? join(scratch, 'user-data-machine-b') : phase === 'restricted' ? join(scratch, 'user-data-restricted') : userDataDir);
 /** What machine A's Settings Sync would upload: the value of the synced key, handed to machine B. */
 const syncExchange = join(scratch, 'settings-sync-exchange.json');
 const extensionsDir = join(scratch, 'extensions');
@@ -82,10 +88,14 @@ const multiRoot = copyDir(join(repoRoot, 'test/fixtures/multiroot'), join(scratc
 const multiRootWorkspace = join(multiRoot, 'multiroot.code-workspace');
 /** Where the "before" phase leaves the session it made, for the multi-root phase to check. */
 const multiRootState = join(scratch, 'multiroot-before.json');
-const phaseFolder = (phase) => (phase === 'flag0' ? emptyFolder : phase === 'mrbefore' ? join(multiRoot, 'app') : phase === 'multiroot' ? multiRoot : workspace);
+/** The untrusted repository: its .vscode/settings.json turns on shareWithCopilot and a scheduled prompt. */
+const restrictedFolder = copyDir(join(repoRoot, 'test/fixtures/restricted'), join(scratch, 'restricted'));
+const phaseFolder = (phase) => (phase === 'flag0' ? emptyFolder : phase === 'mrbefore' ? join(multiRoot, 'app') : phase === 'multiroot' ? multiRoot : phase === 'restricted' ? restrictedFolder : workspace);
 /** A .code-workspace file to open instead of the phase's folder. */
 const phaseWorkspaceFile = (phase) => (phase === 'multiroot' ? multiRootWorkspace : undefined);
 for (const dir of [userDataDir, phaseUserData('synca'), phaseUserData('syncb')]) writeUserSettings(dir, QUIET_SETTINGS);
+// Restricted Mode: trust on, never asked at start-up, no folder trusted (trust decisions live in the browser's storage, fresh per phase).
+writeUserSettings(phaseUserData('restricted'), { ...QUIET_SETTINGS, 'security.workspace.trust.enabled': true, 'security.workspace.trust.startupPrompt': 'never', 'security.workspace.trust.banner': 'never' });
 mkdirSync(resultsDir, { recursive: true });
 log(`workspace ${workspace}`);
 log(`extensions under development: ${[extensionPath, ...fixtureExtensions].join(', ')}`);
@@ -105,6 +115,17 @@ const NOISE = [/open-vsx\.org/, /vsda/, /^Resolv(ing|ed) connection token/, /^Cr
   /^Updating additional builtin extensions cache/, /^ChatSessionStore: Migrating 0/];
 const isNoise = (text) => !process.env.SK_VERBOSE && NOISE.some((re) => re.test(text));
 
+/** What a test logs to have the person grant workspace trust: the launcher clicks Trust in the open Workspace Trust editor. */
+const GRANT_TRUST = 'SK_GRANT_WORKSPACE_TRUST';
+async function grantTrust(page) {
+  try {
+    await page.locator('.workspace-trust-buttons-row .monaco-button').filter({ hasText: /^Trust/ }).first().click({ timeout: 30_000 });
+    log('granted workspace trust (clicked Trust in the Workspace Trust editor)');
+  } catch (e) {
+    log(`could not grant workspace trust: ${e instanceof Error ? e.message : e}`);
+  }
+}
+
 /** Totals from the runner's `SK_MOCHA_RESULT {json}` lines. */
 const totals = { passes: 0, failures: 0 };
 function noteResult(line) {
@@ -121,7 +142,7 @@ async function runPhaseInWeb(phase) {
   const started = Date.now();
   const serverLog = join(resultsDir, `integration-phase-${phase}.server.log`);
   const server = await startCodeServer({
-    folder: phaseFolder(phase), userDataDir: phaseUserData(phase), extensionsDir, env: phaseEnv(phase),
+    folder: phaseFolder(phase), userDataDir: phaseUserData(phase), extensionsDir, env: phaseEnv(phase), workspaceTrust: phase === 'restricted',
     onOutput: (line) => { if (process.env.SK_VERBOSE) console.log(`[code-server] ${line}`); },
   });
   let browser;
@@ -134,6 +155,7 @@ async function runPhaseInWeb(phase) {
     await page.exposeFunction('codeAutomationLog', (_level, message) => {
       const text = Array.isArray(message) ? message.join(' ') : String(message);
       noteResult(text);
+      if (text.includes(GRANT_TRUST)) void grantTrust(page);
       if (!isNoise(text)) console.log(text);
     });
     await page.exposeFunction('codeAutomationExit', (code) => finish(code));
@@ -165,6 +187,10 @@ async function runPhaseInWeb(phase) {
 }
 
 async function runPhaseInDesktop(phase) {
+  if (phase === 'restricted') {
+    log('phase restricted skipped in desktop VS Code: @vscode/test-electron always passes --disable-workspace-trust');
+    return { ok: true, ms: 0 };
+  }
   const { runTests } = await import('@vscode/test-electron');
   const started = Date.now();
   const proposed = fixtureExtensions.map((d) => {

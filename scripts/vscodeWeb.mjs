@@ -161,7 +161,8 @@ export async function waitFor(fn, { timeoutMs = 30_000, intervalMs = 200, messag
  * Runs in its own process group so stop() takes down the VS Code server, extension hosts and anything
  * they spawned (e.g. our language server).
  * @param {{ folder: string, userDataDir?: string, extensionsDir?: string, env?: Record<string, string|undefined>,
- *   onOutput?: (line: string) => void, healthTimeoutMs?: number, extraArgs?: string[] }} opts
+ *   onOutput?: (line: string) => void, healthTimeoutMs?: number, extraArgs?: string[], workspaceTrust?: boolean }} opts
+ *   workspaceTrust: leave VS Code's workspace trust on (no --disable-workspace-trust); the user settings decide the rest.
  */
 export async function startCodeServer(opts) {
   ensureInstalled();
@@ -183,7 +184,7 @@ export async function startCodeServer(opts) {
     '--bind-addr', authority,
     '--disable-telemetry',
     '--disable-update-check',
-    '--disable-workspace-trust',
+    ...(opts.workspaceTrust ? [] : ['--disable-workspace-trust']),
     '--user-data-dir', userDataDir,
     '--extensions-dir', extensionsDir,
     ...(opts.extraArgs ?? []),

@@ -52,11 +52,14 @@ export interface SessionKnowledgeApi {
     setPins(sessionKey: string, pins: Pins): Promise<void>;
   };
   delivery: {
-    /** What the session is owed now; `text` '' when it already carries it. Records nothing. */
+    /**
+     * What the session is owed now; `text` '' when it already carries it. Records nothing. Rejects in Restricted Mode
+     * (the folder is not trusted: nothing is delivered; send without it, and the session stays owed it).
+     */
     resolvePending(sessionKey: string): Promise<PendingKnowledge>;
     /** Call only after your send was accepted (the model started answering without error). */
     markDelivered(sessionKey: string, signature: string): Promise<void>;
-    /** Your conversation was compacted: answers the block to re-send in its own turn. */
+    /** Your conversation was compacted: answers the block to re-send in its own turn. Rejects in Restricted Mode. */
     notifyCompacted(sessionKey: string): Promise<PendingKnowledge>;
     /** The signature the session carries; '' when nothing was delivered. */
     delivered(sessionKey: string): Promise<string>;

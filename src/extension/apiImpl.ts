@@ -17,6 +17,12 @@ import {
 import type { SessionKnowledgeApi } from './api';
 import { fromPins, toPins } from './pins';
 import { blockBudget } from './chat/knowledgeSend';
+import { RestrictedModeError, deliveryAllowed } from './workspaceTrust';
+
+/** Other extensions hand the block to a model: in Restricted Mode they get an error naming it, never the block. */
+function assertDeliveryAllowed(): void {
+  if (!deliveryAllowed()) throw new RestrictedModeError();
+}
 
 export function createApi(lc: LanguageClient): SessionKnowledgeApi {
   return {
@@ -30,6 +36,7 @@ export function createApi(lc: LanguageClient): SessionKnowledgeApi {
     },
     delivery: {
       resolvePending: async (key) => {
+        assertDeliveryAllowed();
         const { text, signature } = await lc.sendRequest(ResolvePendingRequest.type, { key, budgetTokens: blockBudget() });
         return { text, signature };
       },
@@ -37,6 +44,7 @@ export function createApi(lc: LanguageClient): SessionKnowledgeApi {
         await lc.sendRequest(MarkDeliveredRequest.type, { key, signature });
       },
       notifyCompacted: async (key) => {
+        assertDeliveryAllowed();
         const { text, signature } = await lc.sendRequest(NotifyCompactedRequest.type, { key, budgetTokens: blockBudget() });
         return { text, signature };
       },

@@ -35,6 +35,7 @@ import { AgentPins, registerAgentPinCommands } from './agents/agentPins';
 import { registerAgentSetup } from './agents/agentSetup';
 import { registerCopilotShare } from './agents/copilotShare';
 import { KnowledgeFolders, fileWorkspaceFolders } from './knowledgeFolders';
+import { GuardedSettings } from './guardedSettings';
 
 let client: LanguageClient | undefined;
 
@@ -70,7 +71,9 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
   }), setup);
   client = lc;
   const folders = new KnowledgeFolders(lc);
-  context.subscriptions.push(setup);
+  // shareWithCopilot and scheduledPrompts: a workspace value counts once this person confirmed it (per-user state).
+  const guarded = new GuardedSettings(context.globalState);
+  context.subscriptions.push(setup, guarded);
   registerRetention(context, lc, setup, output);
   /** Starts the server process once (a request before this starts it too). A failure is shown to the person. */
   let starting: Promise<void> | undefined;
@@ -161,7 +164,7 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
   // ---- agents that are not ours: pins for all agents, Claude Code's hooks, MCP, Copilot's instruction file ----
   registerAgentPinCommands(context, { agentPins, items: () => tree.current, refresh });
   const agentSetup = registerAgentSetup(context, { output });
-  registerCopilotShare(context, { client: lc, output, folder, events, agentPins });
+  registerCopilotShare(context, { client: lc, output, folder, events, agentPins, settings: guarded });
 
   // The views are filled whenever the server is running: its first start (whatever caused it) and restarts.
   context.subscriptions.push(
@@ -189,7 +192,7 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
     },
   });
   registerTools(context, { client: lc, log: output, activeSession: () => activeSession });
-  const scheduler = new Scheduler(lc, output);
+  const scheduler = new Scheduler(lc, output, guarded);
   scheduler.start();
   context.subscriptions.push(
     scheduler,
@@ -293,7 +296,7 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
   // Tests drive the participant and the scheduler directly (the web workbench has no chat view). Never set in production.
   if (process.env.SK_TEST_HOOKS === '1') {
     api.__test = {
-      chatHandler, scheduler, memory, meter, distill, activeSession: () => activeSession, request: (method: string, params?: unknown) => lc.sendRequest(method, params),
+      chatHandler, scheduler, memory, guardedSettings: guarded, meter, distill, activeSession: () => activeSession, request: (method: string, params?: unknown) => lc.sendRequest(method, params),
       // What the `sessionKnowledge.memoryFlag` context key was set to (VS Code has no API that reads one back).
       memoryFlag: flag,
       serverState: () => lc.state,

@@ -3,11 +3,15 @@
  * either an interval in minutes or a time of day. Each runs in its own session with no UI, gets the knowledge
  * block under the same rule as a chat message, and keeps its answers with the session (viewable by command).
  * A slot is claimed through the server first, so two windows never run the same slot twice.
+ * The setting is read through `GuardedSettings` (a workspace value runs once this person confirmed it), and
+ * nothing runs in Restricted Mode: the schedule resumes by itself once the folder is trusted.
  */
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { AppendResultRequest, ClaimScheduledRunRequest, ListSessionsRequest } from '../shared/protocol';
 import { runDispatched } from './chat/dispatch';
+import type { GuardedSettings } from './guardedSettings';
+import { deliveryAllowed, refusedInRestrictedMode } from './workspaceTrust';
 
 export interface ScheduledPrompt {
   name: string;
@@ -18,10 +22,10 @@ export interface ScheduledPrompt {
   at?: string;
 }
 
-export function readSchedules(): ScheduledPrompt[] {
-  const raw = vscode.workspace.getConfiguration('sessionKnowledge').get<unknown[]>('scheduledPrompts', []);
+/** The scheduled prompts that apply (`settings.scheduledPrompts()`), the invalid ones left out. */
+export function readSchedules(settings: GuardedSettings): ScheduledPrompt[] {
   const out: ScheduledPrompt[] = [];
-  for (const r of Array.isArray(raw) ? raw : []) {
+  for (const r of settings.scheduledPrompts()) {
     const s = r as Partial<ScheduledPrompt>;
     if (typeof s?.name !== 'string' || typeof s.prompt !== 'string' || !s.name.trim() || !s.prompt.trim()) continue;
     const pins = Array.isArray(s.pins) ? s.pins.filter((p): p is string => typeof p === 'string') : [];
@@ -53,6 +57,7 @@ export class Scheduler implements vscode.Disposable {
   constructor(
     private readonly client: LanguageClient,
     private readonly log: vscode.LogOutputChannel,
+    private readonly settings: GuardedSettings,
     private readonly tickMs = 30_000,
   ) {}
 
@@ -60,8 +65,15 @@ export class Scheduler implements vscode.Disposable {
     this.timer = setInterval(() => void this.tick(), this.tickMs);
   }
 
+  /** The schedules as they apply now (what the "Run Scheduled Prompt Now" command offers). */
+  schedules(): ScheduledPrompt[] {
+    return readSchedules(this.settings);
+  }
+
   async tick(now = new Date()): Promise<void> {
-    for (const s of readSchedules()) {
+    // Restricted Mode: no scheduled prompt runs (and no slot is claimed: it runs once the folder is trusted).
+    if (!deliveryAllowed()) return;
+    for (const s of this.schedules()) {
       const slot = dueSlot(s, now);
       if (!slot || this.running.has(s.name)) continue;
       try {
@@ -74,7 +86,8 @@ export class Scheduler implements vscode.Disposable {
   }
 
   /** Runs one schedule now (also the "Run Scheduled Prompt Now" command). */
-  async run(s: ScheduledPrompt, key?: string): Promise<string> {
+  async run(s: ScheduledPrompt, key?: string): Promise<string | undefined> {
+    if (refusedInRestrictedMode(`Scheduled prompt "${s.name}"`, this.log)) return undefined;
     this.running.add(s.name);
     const source = new vscode.CancellationTokenSource();
     try {

@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { DeleteSessionRequest, ListSessionsRequest } from '../shared/protocol';
 import type { KnowledgeMeter } from './meter';
-import { type Scheduler, readSchedules, showScheduledResults } from './scheduler';
+import { type Scheduler, showScheduledResults } from './scheduler';
 import { confirmSafely } from './knowledgeCommands';
 
 export interface SessionCommandDeps {
@@ -25,7 +25,7 @@ export function registerSessionCommands(context: vscode.ExtensionContext, deps: 
     vscode.commands.registerCommand('sessionKnowledge.showSessionStatus', () => meter.pick(deps.activeSession())),
     vscode.commands.registerCommand('sessionKnowledge.previewBlock', () => meter.preview(deps.activeSession())),
     vscode.commands.registerCommand('sessionKnowledge.runScheduledPrompt', async (name?: string) => {
-      const schedules = readSchedules();
+      const schedules = scheduler.schedules();
       if (schedules.length === 0) {
         void vscode.window.showInformationMessage('No scheduled prompts are configured. Add them under the setting sessionKnowledge.scheduledPrompts.', 'Open Settings').then((c) => c && void vscode.commands.executeCommand('workbench.action.openSettings', 'sessionKnowledge.scheduledPrompts'));
         return undefined;

@@ -154,7 +154,8 @@ suite('@knowledge and sends without a chat UI: the real participant, server and 
     fake.reset();
     const config = vscode.workspace.getConfiguration('sessionKnowledge');
     await config.update('dispatchModelFamily', 'sk-fake-large', vscode.ConfigurationTarget.Workspace);
-    await config.update('scheduledPrompts', [{ name: 'nightly-test', prompt: 'Summarise open plans', pins: [note], everyMinutes: 60 }], vscode.ConfigurationTarget.Workspace);
+    // The person's own (user) setting: a workspace value would wait for their confirmation (workspaceSettings.test.ts).
+    await config.update('scheduledPrompts', [{ name: 'nightly-test', prompt: 'Summarise open plans', pins: [note], everyMinutes: 60 }], vscode.ConfigurationTarget.Global);
     const now = new Date();
     await h.scheduler.tick(now);
     assert.equal(fake.requests.length, 1, 'the schedule ran once');
@@ -173,7 +174,7 @@ suite('@knowledge and sends without a chat UI: the real participant, server and 
     const context = await vscode.lm.invokeTool('knowledge_context', { input: { pins: [note] }, toolInvocationToken: undefined });
     const ctxText = context.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
     assert.ok(ctxText.startsWith(BLOCK_START) && ctxText.includes('Tabs, not spaces.'));
-    await config.update('scheduledPrompts', undefined, vscode.ConfigurationTarget.Workspace);
+    await config.update('scheduledPrompts', undefined, vscode.ConfigurationTarget.Global);
   });
 
   test('another extension uses the API: create, resolve, mark delivered, compaction, refusal of secrets', async () => {

@@ -21,7 +21,8 @@ Mocha.reporters.Base.consoleLog = (...args: unknown[]) => console.log(format(...
  * Phase 1: `*.test.js`; phase 2 (after a restart): `*.restart.test.js`; phase memory (flag set): `*.memory.test.js`;
  * phase flag0 (flag `0`, a folder without .knowledge/): `*.flag0.test.js`; phase mrbefore (the multi-root fixture's
  * first folder alone): `*.mrbefore.test.js`; phase multiroot (its .code-workspace): `*.multiroot.test.js`; phases
- * synca and syncb (two user-data folders, personal memory through Settings Sync): `*.synca.test.js`, `*.syncb.test.js`.
+ * synca and syncb (two user-data folders, personal memory through Settings Sync): `*.synca.test.js`, `*.syncb.test.js`;
+ * phase restricted (an untrusted folder: Restricted Mode): `*.restricted.test.js`.
  */
 function matchesPhase(name: string, phase: string): boolean {
   if (phase === '2') return name.endsWith('.restart.test.js');
@@ -31,7 +32,8 @@ function matchesPhase(name: string, phase: string): boolean {
   if (phase === 'multiroot') return name.endsWith('.multiroot.test.js');
   if (phase === 'synca') return name.endsWith('.synca.test.js');
   if (phase === 'syncb') return name.endsWith('.syncb.test.js');
-  return name.endsWith('.test.js') && !/\.(restart|memory|flag0|mrbefore|multiroot|synca|syncb)\.test\.js$/.test(name);
+  if (phase === 'restricted') return name.endsWith('.restricted.test.js');
+  return name.endsWith('.test.js') && !/\.(restart|memory|flag0|mrbefore|multiroot|synca|syncb|restricted)\.test\.js$/.test(name);
 }
 
 function findTests(dir: string, phase: string): string[] {

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { hookCommand, installClaudeCodeHook, uninstallClaudeCodeHook, type InstallResult } from '../../server/agents/claudeSettings';
 import { CURSOR_MCP_CONFIG_FILE, MCP_CONFIG_FILE, writeMcpConfig, type McpConfigResult } from '../../server/agents/mcpConfig';
 import { refreshInstalledEntries } from '../../server/agents/installedEntries';
+import { deliveryAllowed, onTrustGranted, refusedInRestrictedMode } from '../workspaceTrust';
 
 /** The id of our `contributes.mcpServerDefinitionProviders` entry. */
 export const MCP_PROVIDER_ID = 'sessionKnowledge.mcp';
@@ -51,7 +52,9 @@ function joinNames(n: readonly string[]): string {
 export function registerAgentSetup(context: vscode.ExtensionContext, deps: AgentSetupDeps): { mcpProvider: boolean } {
   const { output } = deps;
   // Entries installed by an earlier version point at its (now removed) folder: every folder's, now and as folders arrive.
+  // Not in Restricted Mode (they are files for other tools): once trust is granted.
   const refresh = (folders: readonly vscode.WorkspaceFolder[]) => {
+    if (!deliveryAllowed()) return;
     for (const folder of folders.filter((f) => f.uri.scheme === 'file')) {
       refreshInstalledEntries(folder.uri.fsPath, cliPath(context)).then(
         (paths) => paths.forEach((p) => output.info(`Pointed the Session Knowledge entries in ${p} at this version of the extension.`)),
@@ -60,7 +63,10 @@ export function registerAgentSetup(context: vscode.ExtensionContext, deps: Agent
     }
   };
   refresh(vscode.workspace.workspaceFolders ?? []);
-  context.subscriptions.push(vscode.workspace.onDidChangeWorkspaceFolders((e) => refresh(e.added)));
+  context.subscriptions.push(
+    vscode.workspace.onDidChangeWorkspaceFolders((e) => refresh(e.added)),
+    onTrustGranted(() => refresh(vscode.workspace.workspaceFolders ?? [])),
+  );
 
   /** Runs a file edit; an invalid file (left untouched by the edit) is named, with a button to open it. */
   const edit = async <T>(what: string, path: string, run: () => Promise<T>): Promise<T | undefined> => {
@@ -92,6 +98,7 @@ export function registerAgentSetup(context: vscode.ExtensionContext, deps: Agent
 
   context.subscriptions.push(
     vscode.commands.registerCommand('sessionKnowledge.installClaudeCodeHook', async (target?: unknown): Promise<InstallResult | InstallResult[] | undefined> => {
+      if (refusedInRestrictedMode('Install Claude Code Hook', output)) return undefined;
       const folders = targetFolders(target, "Claude Code's project settings");
       if (folders.length === 0) return undefined;
       const done = await eachSettings(folders, 'Claude Code hook not installed', (root) => installClaudeCodeHook(root, hookCommand(cliPath(context))));
@@ -109,6 +116,7 @@ export function registerAgentSetup(context: vscode.ExtensionContext, deps: Agent
       return answer(folders, done);
     }),
     vscode.commands.registerCommand('sessionKnowledge.removeClaudeCodeHook', async (target?: unknown): Promise<InstallResult | InstallResult[] | undefined> => {
+      if (refusedInRestrictedMode('Remove Claude Code Hook', output)) return undefined;
       const folders = targetFolders(target, "Claude Code's project settings");
       if (folders.length === 0) return undefined;
       const done = await eachSettings(folders, 'Claude Code hook not removed', (root) => uninstallClaudeCodeHook(root));
@@ -120,6 +128,7 @@ export function registerAgentSetup(context: vscode.ExtensionContext, deps: Agent
       return answer(folders, done);
     }),
     vscode.commands.registerCommand('sessionKnowledge.writeMcpJson', async (target?: unknown): Promise<McpConfigResult[] | undefined> => {
+      if (refusedInRestrictedMode('Write .mcp.json', output)) return undefined;
       const folders = targetFolders(target, 'the MCP configuration');
       if (folders.length === 0) return undefined;
       const results: McpConfigResult[] = [];
@@ -196,6 +205,8 @@ export function registerMcpProvider(context: vscode.ExtensionContext, output: vs
     registration = lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, {
       onDidChangeMcpServerDefinitions: changed.event,
       provideMcpServerDefinitions: () => {
+        // Restricted Mode: no server for agents until the folder is trusted (the change event fires then).
+        if (!deliveryAllowed()) return [];
         const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file');
         return folders.map((f) => {
           const label = folders.length > 1 ? `Session Knowledge (${f.name})` : 'Session Knowledge';
@@ -210,7 +221,7 @@ export function registerMcpProvider(context: vscode.ExtensionContext, output: vs
     output.warn(`Could not register the MCP server definition provider: ${(err as Error)?.message ?? String(err)}`);
     return false;
   }
-  context.subscriptions.push(changed, registration, vscode.workspace.onDidChangeWorkspaceFolders(() => changed.fire()));
+  context.subscriptions.push(changed, registration, vscode.workspace.onDidChangeWorkspaceFolders(() => changed.fire()), onTrustGranted(() => changed.fire()));
   output.info('Registered the Session Knowledge MCP server definition provider.');
   return true;
 }

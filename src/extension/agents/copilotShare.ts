@@ -24,6 +24,8 @@ import {
 import { LinkedPathError } from '../../server/store/confinedPath';
 import { blockBudget } from '../chat/knowledgeSend';
 import type { ServerEvents } from '../serverEvents';
+import type { GuardedSettings } from '../guardedSettings';
+import { deliveryAllowed, onTrustGranted, refusedInRestrictedMode } from '../workspaceTrust';
 
 import type { AgentPins } from './agentPins';
 
@@ -38,8 +40,11 @@ const INDEXED = /^\.knowledge\/(notes|plans)\/[^/]+\.md$/;
 /** Changes are gathered for this long before the file is brought up to date. */
 const DEBOUNCE_MS = 250;
 
-/** What a sync did: wrote the file, found it current, removed it (no pins), or could not (the reason). */
-export type SyncOutcome = { state: 'written' | 'unchanged' | 'removed' | 'off' | 'no-folder'; pins: number; tokens: number } | { state: 'refused'; reason: string };
+/**
+ * What a sync did: wrote the file, found it current, removed it (no pins), or could not (the reason); `restricted`:
+ * the folder is not trusted, so nothing was written or removed.
+ */
+export type SyncOutcome = { state: 'written' | 'unchanged' | 'removed' | 'off' | 'no-folder' | 'restricted'; pins: number; tokens: number } | { state: 'refused'; reason: string };
 
 /** Keeps the instruction file out of git: appends its line to `.git/info/exclude` once. What the offer's button runs. */
 export async function keepInstructionFileOutOfGit(workspaceFolder: string): Promise<{ path: string; changed: boolean } | undefined> {
@@ -52,6 +57,8 @@ export interface CopilotShareDeps {
   folder: vscode.WorkspaceFolder | undefined;
   events: ServerEvents;
   agentPins: AgentPins;
+  /** Reads `shareWithCopilot` (a workspace value counts once this person confirmed it). */
+  settings: GuardedSettings;
 }
 
 export class CopilotShare implements vscode.Disposable {
@@ -77,7 +84,13 @@ export class CopilotShare implements vscode.Disposable {
         if (e.affectsConfiguration(`sessionKnowledge.${SHARE_SETTING}`)) void this.sync();
         else if (e.affectsConfiguration('sessionKnowledge.blockTokenBudget')) schedule();
       }),
+      deps.settings.onDidChange((setting) => {
+        if (setting === 'shareWithCopilot') void this.sync();
+      }),
+      // Restricted Mode wrote nothing: trust granted, the file is brought up to date without a reload.
+      onTrustGranted(() => void this.sync()),
     );
+    this.showState();
     if (this.isOn()) schedule();
   }
 
@@ -86,16 +99,24 @@ export class CopilotShare implements vscode.Disposable {
   }
 
   isOn(): boolean {
-    return vscode.workspace.getConfiguration('sessionKnowledge', this.deps.folder?.uri).get<boolean>(SHARE_SETTING, false);
+    return this.deps.settings.shareWithCopilot(this.deps.folder?.uri);
+  }
+
+  /** The menus offer Share or Stop by this context key (a `config.` clause would read an unconfirmed workspace value). */
+  private showState(): void {
+    void vscode.commands.executeCommand('setContext', 'sessionKnowledge.sharingWithCopilot', this.isOn());
   }
 
   /** "Share Pinned Knowledge with Copilot": turns the workspace setting on and writes the file now. */
   async start(): Promise<SyncOutcome> {
+    if (refusedInRestrictedMode('Share Pinned Knowledge with Copilot', this.deps.output)) return { state: 'restricted', pins: 0, tokens: 0 };
     if (!this.root) {
       void vscode.window.showWarningMessage('Open a folder first: the Copilot instruction file lives in the project folder.');
       return { state: 'no-folder', pins: 0, tokens: 0 };
     }
     await vscode.workspace.getConfiguration('sessionKnowledge', this.deps.folder?.uri).update(SHARE_SETTING, true, vscode.ConfigurationTarget.Workspace);
+    // The person asked for it: the workspace value is theirs, no question.
+    await this.deps.settings.confirmCurrent('shareWithCopilot', this.deps.folder?.uri);
     const outcome = await this.sync();
     if (outcome.state === 'refused') {
       void vscode.window.showWarningMessage(`Not shared with Copilot: ${outcome.reason}`);
@@ -111,7 +132,8 @@ export class CopilotShare implements vscode.Disposable {
   }
 
   /** "Stop Sharing with Copilot": turns the setting off and removes the file (only if it is ours). */
-  async stop(): Promise<'removed' | 'absent' | 'not-ours' | 'no-folder'> {
+  async stop(): Promise<'removed' | 'absent' | 'not-ours' | 'no-folder' | 'restricted'> {
+    if (refusedInRestrictedMode('Stop Sharing with Copilot', this.deps.output)) return 'restricted';
     const root = this.root;
     if (!root) return 'no-folder';
     // In the queue: a refresh that started before this finishes first, and none that starts later writes.
@@ -122,6 +144,8 @@ export class CopilotShare implements vscode.Disposable {
       if (set?.workspaceValue !== undefined) await config.update(SHARE_SETTING, undefined, vscode.ConfigurationTarget.Workspace);
       // Still on through the user's own settings: off for this workspace.
       if (this.isOn()) await config.update(SHARE_SETTING, false, vscode.ConfigurationTarget.Workspace);
+      // Off by the person: a workspace value that turns it on again (a `git pull`) is asked about again.
+      await this.deps.settings.forget('shareWithCopilot', this.deps.folder?.uri);
       this.watchPinnedFiles([]);
       return (await removeInstructionFile(root)).outcome;
     });
@@ -147,7 +171,10 @@ export class CopilotShare implements vscode.Disposable {
     clearTimeout(this.timer);
     return this.enqueue(async (): Promise<SyncOutcome> => {
       const root = this.root;
+      this.showState();
       if (!root) return { state: 'no-folder', pins: 0, tokens: 0 };
+      // Restricted Mode: neither written nor removed until the folder is trusted.
+      if (!deliveryAllowed()) return { state: 'restricted', pins: 0, tokens: 0 };
       if (!this.isOn()) {
         // Turned off (the command or the Settings editor): our file goes.
         const removed = await removeInstructionFile(root).catch(() => undefined);

@@ -10,6 +10,7 @@ import type { LanguageClient, RequestParam, RequestType } from 'vscode-languagec
 import { MarkDeliveredRequest, ResolvePendingRequest } from '../../shared/protocol';
 import type { PendingBlock } from '../../shared/schemas';
 import { textParts } from './history';
+import { deliveryAllowed } from '../workspaceTrust';
 
 /** How long any request on the send path may take before the message goes on without what it would answer. */
 export const RESOLVE_TIMEOUT_MS = 4000;
@@ -46,14 +47,17 @@ export async function requestWithTimeout<P, R>(client: LanguageClient, type: Req
   }
 }
 
-/** The block a session is owed, or undefined ("no block this time") on any error. Never throws. */
+/**
+ * The block a session is owed, or undefined ("no block this time") on any error, and in Restricted Mode (an
+ * untrusted folder delivers nothing; the session stays owed its block for when trust is granted). Never throws.
+ */
 export async function resolveBlockSafely(
   client: LanguageClient,
   sessionKey: string | undefined,
   log: vscode.LogOutputChannel,
   model?: vscode.LanguageModelChat,
 ): Promise<PendingBlock | undefined> {
-  if (!sessionKey) return undefined;
+  if (!sessionKey || !deliveryAllowed()) return undefined;
   const resolve = (budgetTokens: number) => requestWithTimeout(client, ResolvePendingRequest.type, { key: sessionKey, budgetTokens });
   try {
     const budget = blockBudget();

@@ -35,6 +35,7 @@ import {
   type Turn,
 } from './history';
 import type { ChatDistillHooks } from '../memory/distillCommands';
+import { RESTRICTED_CHAT_NOTE, RESTRICTED_NOTICE, deliveryAllowed } from '../workspaceTrust';
 
 export interface ParticipantDeps {
   client: LanguageClient;
@@ -146,8 +147,9 @@ export function createChatHandler(deps: ParticipantDeps): Handler {
       ...(info.pinnedMessages.length > 0 ? ['', '**Pinned messages**', ...info.pinnedMessages.map((m) => `- ${m}`)] : []),
     ];
     stream.markdown(lines.filter((l) => l !== undefined).join('\n'));
+    if (!deliveryAllowed()) stream.markdown(`\n\n${RESTRICTED_NOTICE}`);
     if (pending && pending.text) {
-      stream.markdown('\n\n**Pending block** (sent with your next message):\n\n');
+      stream.markdown(deliveryAllowed() ? '\n\n**Pending block** (sent with your next message):\n\n' : '\n\n**Pending block** (sent once the folder is trusted):\n\n');
       stream.markdown(new vscode.MarkdownString().appendCodeblock(pending.text, 'text'));
     }
   }
@@ -206,12 +208,15 @@ export function createChatHandler(deps: ParticipantDeps): Handler {
     if (!summary.trim()) return undefined;
     let block = '';
     let signature = '';
-    try {
-      const compacted = await requestWithTimeout(client, NotifyCompactedRequest.type, { key, budgetTokens: blockBudget() });
-      block = compacted.text;
-      signature = compacted.signature;
-    } catch (err) {
-      log.warn(`No knowledge block with the compaction this time: ${errorMessage(err)}`);
+    // Restricted Mode: the summary goes without the knowledge block (the session stays owed it).
+    if (deliveryAllowed()) {
+      try {
+        const compacted = await requestWithTimeout(client, NotifyCompactedRequest.type, { key, budgetTokens: blockBudget() });
+        block = compacted.text;
+        signature = compacted.signature;
+      } catch (err) {
+        log.warn(`No knowledge block with the compaction this time: ${errorMessage(err)}`);
+      }
     }
     let pinnedMessages: string[] = [];
     try {
@@ -335,6 +340,8 @@ export function createChatHandler(deps: ParticipantDeps): Handler {
         ? `${FOOTER_START}sent ${sentBlock.items.filter((i) => i.state === 'ok').length} pinned item(s) with this message${sentBlock.items.some((i) => i.state !== 'ok') ? `; ${sentBlock.items.filter((i) => i.state !== 'ok').length} withheld or unavailable` : ''}${sentBlock.budget.cutItems.length ? `; cut to fit: ${sentBlock.budget.cutItems.join(', ')}` : ''}.*`
         : '';
     if (footer) stream.markdown(footer);
+    // Restricted Mode: the knowledge was held back (resolveBlockSafely), said once in this answer.
+    if (!deliveryAllowed()) stream.markdown(RESTRICTED_CHAT_NOTE);
     if (sentBlock?.text) {
       const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
       const uriOf = deps.uriOf ?? ((id: string) => (folder ? vscode.Uri.joinPath(folder, id) : undefined));

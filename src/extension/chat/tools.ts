@@ -5,6 +5,7 @@ import { CompilePinsRequest, GetDraftPinsRequest, GetSessionRequest } from '../.
 import { pinIdProblem } from '../../shared/schemas';
 import { blockBudget } from './knowledgeSend';
 import { runDispatched } from './dispatch';
+import { RESTRICTED_NOTICE, deliveryAllowed } from '../workspaceTrust';
 
 interface ContextInput {
   pins?: string[];
@@ -37,6 +38,7 @@ export function registerTools(
     vscode.lm.registerTool<ContextInput>('knowledge_context', {
       prepareInvocation: () => ({ invocationMessage: 'Reading the pinned project knowledge' }),
       async invoke(options) {
+        if (!deliveryAllowed()) return text(RESTRICTED_NOTICE);
         const input = options.input ?? {};
         const pinsProblem = pinsInputProblem(input.pins);
         if (pinsProblem) return text(pinsProblem);
@@ -63,6 +65,7 @@ export function registerTools(
         },
       }),
       async invoke(options, token) {
+        if (!deliveryAllowed()) return text(`Nothing was dispatched. ${RESTRICTED_NOTICE}`);
         const input = options.input;
         if (!input || typeof input.prompt !== 'string' || !input.prompt.trim()) return text('Invalid input: `prompt` is required.');
         const pinsProblem = pinsInputProblem(input.pins);

@@ -14,6 +14,7 @@ import { MemoryDistillSubmitRequest, MemoryRecallRequest } from '../../shared/me
 import type { DistillSubmitResult } from '../../shared/memorySchemas';
 import { sendAndRecord } from '../chat/knowledgeSend';
 import { DISTILL_INPUT_SHARE, buildDistillPrompt, parseDistillAnswer, retryMessage, type DistillTurn, type KnownDecision } from './distillPrompt';
+import { deliveryAllowed } from '../workspaceTrust';
 
 export type DistillFailure = 'cancelled' | 'malformed' | 'no-turns' | 'no-model' | 'unknown-session' | 'model-error' | 'memory-off';
 
@@ -71,8 +72,12 @@ function cancelled(): DistillError {
   return new DistillError('cancelled', 'Distillation was cancelled; nothing was stored.');
 }
 
-/** The approved decisions a proposal may reverse (what the session's model may see; never flagged ones). */
+/**
+ * The approved decisions a proposal may reverse (what the session's model may see; never flagged ones). None in
+ * Restricted Mode: the repository's memory reaches no model until the folder is trusted.
+ */
 async function knownDecisions(client: LanguageClient, sessionKey: string): Promise<KnownDecision[]> {
+  if (!deliveryAllowed()) return [];
   try {
     const seen = await client.sendRequest(MemoryRecallRequest.type, { query: '', sessionKey, type: 'decision', limit: 50 });
     return seen.filter((e) => e.trust.state === 'approved').map((e) => ({ id: e.id, title: e.title }));

@@ -10,6 +10,8 @@ import { ResponseError } from 'vscode-languageclient/node';
 import { MemoryForgetPreviewRequest, MemoryForgetRequest, MemoryReadRequest, MemoryRecallRequest, MemoryRememberRequest } from '../../shared/memoryProtocol';
 import { IdToolInput as IdInput, RecallToolInput as RecallInput, RememberToolInput as RememberInput, describeEntry as describe, inputProblem, memoryEnvelope as envelope, rememberedSentence } from '../../server/memory/modelTools';
 
+import { RESTRICTED_NOTICE, deliveryAllowed } from '../workspaceTrust';
+
 const text = (s: string) => new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(s)]);
 
 function problem(err: unknown): string {
@@ -36,6 +38,7 @@ export function registerMemoryTools(context: vscode.ExtensionContext, deps: { cl
     vscode.lm.registerTool<unknown>('knowledge_recall', {
       prepareInvocation: () => ({ invocationMessage: 'Searching memory' }),
       async invoke(options) {
+        if (!deliveryAllowed()) return text(RESTRICTED_NOTICE);
         try {
           const input = RecallInput.parse(options.input ?? {});
           const sessionKey = deps.activeSession();
@@ -50,6 +53,7 @@ export function registerMemoryTools(context: vscode.ExtensionContext, deps: { cl
     vscode.lm.registerTool<unknown>('knowledge_read', {
       prepareInvocation: () => ({ invocationMessage: 'Reading a memory entry' }),
       async invoke(options) {
+        if (!deliveryAllowed()) return text(RESTRICTED_NOTICE);
         try {
           const { id } = IdInput.parse(options.input ?? {});
           const sessionKey = deps.activeSession();
