@@ -13,6 +13,7 @@ import { ItemsChangedNotification, JudgeFileRequest, JudgeTextsRequest, MarkRevi
 import { defineRequest } from '../../shared/rpc';
 import { MarkReviewedParamsSchema, type ReviewRecord } from '../../shared/schemas';
 import { contentRevision } from '../notes/noteIndex';
+import { capKnowledgeText } from '../notes/knowledgeFile';
 import { toReviewRecord } from '../review/reviewStore';
 import { RULESET_VERSION, type ThreatFinding } from '../threat/threatScanner';
 import { route } from '../routing';
@@ -50,10 +51,14 @@ function positionAt(lineStarts: number[], offset: number): { line: number; chara
   return { line: lo, character: offset - lineStarts[lo]! };
 }
 
+/** Diagnostics a file gets at most; past them one more diagnostic says how many were left out. */
+export const MAX_DIAGNOSTICS = 100;
+
 export function findingsToDiagnostics(text: string, findings: readonly ThreatFinding[], id: string, revision: string): Diagnostic[] {
   const lineStarts = [0];
   for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) lineStarts.push(i + 1);
-  return findings.map((f) => ({
+  const shown = findings.slice(0, MAX_DIAGNOSTICS);
+  const out: Diagnostic[] = shown.map((f) => ({
     range: { start: positionAt(lineStarts, f.start), end: positionAt(lineStarts, Math.max(f.start, f.end)) },
     severity: DiagnosticSeverity.Warning,
     source: DIAGNOSTIC_SOURCE,
@@ -61,6 +66,18 @@ export function findingsToDiagnostics(text: string, findings: readonly ThreatFin
     message: `${f.message} Withheld from the agent — reads as an instruction (${f.ruleId}). If this is intended, mark it reviewed.`,
     data: { id, revision },
   }));
+  const more = findings.length - shown.length;
+  if (more > 0) {
+    const at = positionAt(lineStarts, findings[MAX_DIAGNOSTICS]!.start);
+    out.push({
+      range: { start: at, end: at },
+      severity: DiagnosticSeverity.Warning,
+      source: DIAGNOSTIC_SOURCE,
+      code: 'more-findings',
+      message: `${more} more finding${more === 1 ? '' : 's'} in this file (${[...new Set(findings.slice(MAX_DIAGNOSTICS).map((f) => f.ruleId))].slice(0, 5).join(', ')}) are not listed. The file is withheld from the agent; run \`session-knowledge scan\` to see them all.`,
+    });
+  }
+  return out;
 }
 
 /** What other routes need from diagnostics: judge files again after they changed on disk. */
@@ -93,8 +110,8 @@ export function registerThreatRoutes(ctx: ServerContext): Diagnostics {
     const id = idOfUri(doc.uri);
     const core = ctx.current();
     if (!id || !core) return;
-    const text = doc.getText();
-    const revision = contentRevision(text);
+    // The live text read as the file would be: up to the cap, with the revision of what is judged.
+    const { text, revision } = capKnowledgeText(doc.getText());
     const findings = core.judge(id, text, revision) as readonly ThreatFinding[];
     void connection.sendDiagnostics({ uri: doc.uri, diagnostics: findingsToDiagnostics(text, findings, id, revision) });
   };
