@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { DidOpenTextDocumentNotification, PublishDiagnosticsNotification, type PublishDiagnosticsParams } from 'vscode-languageserver-protocol';
+import { DiagnosticSeverity, DidOpenTextDocumentNotification, PublishDiagnosticsNotification, type PublishDiagnosticsParams } from 'vscode-languageserver-protocol';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CompilePinsRequest, JudgeFileRequest, MarkReviewedRequest } from '../../src/shared/protocol';
@@ -51,7 +51,10 @@ test('a reviewed note over the cap is judged the same by judgeFile, the editor a
   diagnostics.delete(uri);
   await c.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId: 'markdown', version: 1, text } });
   await waitFor(() => diagnostics.has(uri), 'diagnostics of the open note', 10_000);
-  assert.deepEqual(diagnostics.get(uri)!.diagnostics, [], 'the editor: clean, as the block treats it');
+  const shown = diagnostics.get(uri)!.diagnostics;
+  assert.deepEqual(shown.filter((x) => x.severity !== DiagnosticSeverity.Information), [], 'the editor: clean, as the block treats it');
+  assert.deepEqual(shown.map((x) => x.code), ['over-size-cap'], 'one note says where judging and sending stop');
+  assert.ok(shown[0]!.range.start.line > 9_000 && shown[0]!.range.start.line < 12_000, `at the cap (line ${shown[0]!.range.start.line})`);
 });
 
 test('diagnostics are capped per file: at most 100, then one saying how many more', async (t) => {
