@@ -6,7 +6,7 @@
  */
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -73,6 +73,15 @@ test('diagnostics are capped per file: at most 100, then one saying how many mor
   const last = published.diagnostics[100]!;
   assert.match(String(last.message), /^\d+ more findings? in this file/);
   assert.equal(last.source, 'Session Knowledge');
+});
+
+test('scan judges a note as agents get it: up to the cap, and says the rest was not read', () => {
+  const d = tempWorkspace('sk-bounds-scan-', { '.knowledge/notes/big.md': `# Big\n\n${filler(CAP + 10_000)}${ATTACK}\n`, '.knowledge/notes/small.md': `# Small\n\n${ATTACK}\n` });
+  const run = (path: string) => spawnSync(process.execPath, [CLI, 'scan', path], { cwd: d.workspace, encoding: 'utf8', timeout: 60_000 });
+  const big = run('.knowledge/notes/big.md');
+  assert.equal(big.status, 0, `past the cap nothing is judged, as nothing is sent: ${big.stdout}`);
+  assert.match(big.stderr, /big\.md: over 512 KiB; the first 512 KiB were scanned/);
+  assert.equal(run('.knowledge/notes/small.md').status, 1, 'the same text under the cap is flagged');
 });
 
 // ---- the MCP server ----------------------------------------------------------------------------------------
