@@ -117,32 +117,49 @@ const HookInputSchema = z.looseObject({
   prompt: z.string().optional(),
 });
 
+/**
+ * The whole of `stream`, at most `limitBytes`, within `timeoutMs`. On a timeout or an overflow the stream is let go
+ * (listeners removed, the stream destroyed), so a stdin that never closes does not keep the process alive.
+ */
 async function readAll(stream: NodeJS.ReadableStream, limitBytes: number, timeoutMs: number): Promise<string> {
   return new Promise((resolvePromise, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const timer = setTimeout(() => reject(new Error(`no hook input on stdin within ${timeoutMs} ms`)), timeoutMs);
-    stream.on('data', (c: Buffer | string) => {
+    const release = () => {
+      clearTimeout(timer);
+      stream.removeListener('data', onData);
+      stream.removeListener('end', onEnd);
+      stream.removeListener('error', onError);
+    };
+    const giveUp = (err: Error) => {
+      release();
+      stream.pause();
+      (stream as { destroy?: () => void }).destroy?.();
+      reject(err);
+    };
+    const timer = setTimeout(() => giveUp(new Error(`no hook input on stdin within ${timeoutMs} ms`)), timeoutMs);
+    const onData = (c: Buffer | string) => {
       const b = typeof c === 'string' ? Buffer.from(c) : c;
       size += b.length;
-      if (size > limitBytes) {
-        clearTimeout(timer);
-        reject(new Error(`hook input over ${limitBytes} bytes`));
-        stream.removeAllListeners('data');
-        return;
-      }
+      if (size > limitBytes) return giveUp(new Error(`hook input over ${limitBytes} bytes`));
       chunks.push(b);
-    });
-    stream.on('end', () => {
-      clearTimeout(timer);
+    };
+    const onEnd = () => {
+      release();
       resolvePromise(Buffer.concat(chunks).toString('utf8'));
-    });
-    stream.on('error', (e) => {
-      clearTimeout(timer);
+    };
+    const onError = (e: Error) => {
+      release();
       reject(e);
-    });
+    };
+    stream.on('data', onData);
+    stream.on('end', onEnd);
+    stream.on('error', onError);
   });
 }
+
+/** How long the hook waits for its input on stdin before it gives up (prints nothing, exits 0). */
+export const HOOK_STDIN_TIMEOUT_MS = 10_000;
 
 /**
  * `hook claude-code`: Claude Code's SessionStart and UserPromptSubmit hook. Reads the hook input on stdin and
@@ -155,10 +172,11 @@ export async function runClaudeCodeHook(args: readonly string[], io: AgentIo, st
     const budgetRaw = opts.get('--budget-tokens');
     const budget = budgetRaw === undefined ? HOOK_BUDGET_TOKENS : Number(budgetRaw);
     if (!Number.isInteger(budget) || budget < 200 || budget > 200_000) throw new Error(`--budget-tokens must be a whole number from 200 to 200000, not ${budgetRaw}`);
-    const raw = await readAll(io.stdin, 4 * 1024 * 1024, 10_000);
+    const raw = await readAll(io.stdin, 4 * 1024 * 1024, HOOK_STDIN_TIMEOUT_MS);
     let json: unknown;
     try {
-      json = JSON.parse(raw);
+      // A UTF-8 byte order mark (some shells and editors write one) is not part of the JSON.
+      json = JSON.parse(raw.replace(/^\uFEFF/, ''));
     } catch (err) {
       throw new Error(`hook input is not JSON (${(err as Error).message})`);
     }
@@ -197,9 +215,13 @@ export async function runClaudeCodeHook(args: readonly string[], io: AgentIo, st
     // A pin of a committed pins.json that the policy refuses (a secret, an outside file) is named for the person on
     // stderr — never in the block, and never its content.
     for (const r of (await core.readAgentPins()).refused) io.stderr(`session-knowledge hook: ${AGENT_PINS_FILE}: not delivered: ${r.reason}\n`);
-    const delivery = await core.deliverToAgent(claudeCodeSessionKey(input.session_id), moment, budget, 'Claude Code');
-    if (delivery.text !== '') io.stdout(delivery.text.endsWith('\n') ? delivery.text : `${delivery.text}\n`);
-    await Promise.all([delivery.commit(), verdicts.save()]);
+    // Compiled, printed and recorded under the session's delivery lock: concurrent hooks of one session print it once.
+    // `startup` is a brand-new session: a second start hook for it (the hook installed twice) owes nothing more.
+    await core.deliverToAgent(claudeCodeSessionKey(input.session_id), moment, budget, 'Claude Code', {
+      fresh: input.hook_event_name === 'SessionStart' && input.source === 'startup',
+      send: async (text) => io.stdout(text.endsWith('\n') ? text : `${text}\n`),
+    });
+    await verdicts.save();
     return 0;
   } catch (err) {
     io.stderr(`session-knowledge hook: ${((err as Error)?.message ?? String(err)).split('\n')[0]}\n`);

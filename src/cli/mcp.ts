@@ -29,7 +29,8 @@ import { KnowledgeCore } from '../server/knowledgeCore';
 import { agentSessionsPath } from '../server/agents/agentSessions';
 import { AGENT_PINS_FILE } from '../server/agents/agentPins';
 import { KnowledgeWatcher, type KnowledgeChanges } from '../server/agents/mcpWatcher';
-import { FOLDER_RESOURCE_TEMPLATE, RESOURCE_TEMPLATE, idFromResourceUri, leftOutText, noPinsText, resourceOf, resourceUri, ruleIds, withheldNotice } from '../server/agents/mcpText';
+import { FOLDER_RESOURCE_TEMPLATE, OPAQUE_RESOURCE_TEMPLATE, RESOURCE_TEMPLATE, idFromResourceUri, leftOutText, noPinsText, opaqueResourceUri, resourceOf, resourceUri, ruleIds, withheldNotice } from '../server/agents/mcpText';
+import { TRUNCATED_LINE } from '../server/notes/knowledgeFile';
 import { SessionError } from '../server/delivery/sessionService';
 import { toId } from '../server/notes/noteIndex';
 import { MemoryError } from '../server/memory/errors';
@@ -65,6 +66,9 @@ An MCP server on stdio. Configure it in your MCP client, e.g. .mcp.json:
                     starts with its folder's name: session-knowledge:///infra/.knowledge/notes/x.md
   --storage DIR     the extension's global storage, for memory (default: $SESSION_KNOWLEDGE_STORAGE, else VS Code's)
 `;
+
+/** Resources a client may subscribe to at once (each must be a note or plan of the workspace). */
+export const MAX_SUBSCRIPTIONS = 256;
 
 /** Tokens of a block when the client names none (the same default as VS Code's). */
 export const MCP_DEFAULT_BUDGET_TOKENS = 8000;
@@ -158,8 +162,9 @@ export async function createKnowledgeMcpServer(options: KnowledgeMcpOptions): Pr
     if (!mcp.isConnected()) return;
     mcp.sendResourceListChanged();
     for (const id of changed) {
-      const uri = resourceUri(id);
-      if (subscribed.has(uri)) await mcp.server.sendResourceUpdated({ uri }).catch(() => undefined);
+      for (const uri of [resourceUri(id), opaqueResourceUri(id)]) {
+        if (subscribed.has(uri)) await mcp.server.sendResourceUpdated({ uri }).catch(() => undefined);
+      }
     }
   }
 
@@ -220,7 +225,8 @@ export async function createKnowledgeMcpServer(options: KnowledgeMcpOptions): Pr
     new ResourceTemplate(RESOURCE_TEMPLATE, {
       list: async () => {
         await settled();
-        return { resources: core.listItems().map(resourceOf) };
+        // An item whose name reads as an instruction is listed by an opaque URI and a neutral name: never its id.
+        return { resources: core.listItems().map((item) => resourceOf(item, nameWithheld(item))) };
       },
     }),
     { title: 'Notes and plans', description: 'Project notes and plans in .knowledge/, judged when read: a flagged one is withheld.', mimeType: 'text/markdown' },
@@ -235,11 +241,38 @@ export async function createKnowledgeMcpServer(options: KnowledgeMcpOptions): Pr
       readResource,
     );
   }
+  // Items whose name is withheld, by their opaque URI: session-knowledge://item/<hash>.
+  mcp.registerResource(
+    'knowledge-withheld-names',
+    new ResourceTemplate(OPAQUE_RESOURCE_TEMPLATE, { list: undefined }),
+    { title: 'A note or plan whose name is withheld', description: 'A note or plan whose name reads as an instruction, judged when read: withheld.', mimeType: 'text/markdown' },
+    async (uri) => {
+      await settled();
+      const id = idOfOpaqueUri(uri.href);
+      if (!id) throw new McpError(ErrorCode.InvalidParams, 'No note or plan of this workspace has that URI.');
+      return readItem(uri, id);
+    },
+  );
+  /** Whether an item is listed by its opaque URI: its name reads as an instruction and no review cleared it. */
+  function nameWithheld(item: { id: string; flaggedRules: readonly string[] }): boolean {
+    return item.flaggedRules.length > 0 && core.nameFindings(item.id).length > 0;
+  }
+  /** The item an opaque URI names, among the items of the workspace now. */
+  function idOfOpaqueUri(uri: string): string | undefined {
+    return core.listItems().find((i) => opaqueResourceUri(i.id) === uri)?.id;
+  }
+  /** The item a resource URI names (its path, or its opaque URI), or undefined. */
+  function idOfUri(uri: string): string | undefined {
+    return idFromResourceUri(uri, core.folders.multi ? core.folders.all.map((f) => f.name) : []) ?? idOfOpaqueUri(uri);
+  }
   /** Reads a note or plan resource: judged now; a flagged one answers a notice naming its rules, never its text. */
   async function readResource(uri: URL): Promise<ReadResourceResult> {
     const id = idFromResourceUri(uri.href, core.folders.multi ? core.folders.all.map((f) => f.name) : []);
     if (!id) throw new McpError(ErrorCode.InvalidParams, `Not a note or plan of this workspace: ${uri.href}`);
     await settled();
+    return readItem(uri, id);
+  }
+  async function readItem(uri: URL, id: string): Promise<ReadResourceResult> {
     const judged = await core.judgeFile(id);
     if (!judged) throw new McpError(ErrorCode.InvalidParams, `${id} cannot be read (no such note or plan).`);
     const rules = ruleIds(judged.findings);
@@ -252,10 +285,18 @@ export async function createKnowledgeMcpServer(options: KnowledgeMcpOptions): Pr
     // A clean note is returned as it is on disk, without the envelope: a resource is the user's own file, which
     // the client shows, attaches or diffs as that file (the person, or the host application, chooses to read it),
     // and it was judged just now. A flagged one is replaced by the notice: its text never leaves this process.
-    return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: rules.length > 0 ? withheldNotice(id, rules, judged.findings.some(isNameFinding)) : judged.text }] };
+    // Either way no more than the cap of every knowledge-file read (`notes/knowledgeFile.ts`): what was judged.
+    const body = judged.truncated ? `${judged.text}\n${TRUNCATED_LINE}` : judged.text;
+    return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: rules.length > 0 ? withheldNotice(id, rules, judged.findings.some(isNameFinding)) : body }] };
   }
-  mcp.server.setRequestHandler(SubscribeRequestSchema, (request) => {
-    subscribed.add(request.params.uri);
+  // Subscriptions name items that exist (by either URI), at most MAX_SUBSCRIPTIONS of them.
+  mcp.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+    const uri = request.params.uri;
+    await settled();
+    const id = idOfUri(uri);
+    if (!id || !core.getItem(id)) throw new McpError(ErrorCode.InvalidParams, `Not a note or plan of this workspace: ${uri.slice(0, 200)}`);
+    if (!subscribed.has(uri) && subscribed.size >= MAX_SUBSCRIPTIONS) throw new McpError(ErrorCode.InvalidRequest, `At most ${MAX_SUBSCRIPTIONS} resources can be subscribed to at once; unsubscribe from some first.`);
+    subscribed.add(uri);
     return {};
   });
   mcp.server.setRequestHandler(UnsubscribeRequestSchema, (request) => {

@@ -16,6 +16,7 @@ import { extname, isAbsolute, join, relative, resolve } from 'node:path';
 import { scanKnowledgeText } from '../server/threat/scanForBlock';
 import { nameFindings } from '../server/threat/names';
 import { hashContent, RULESET_VERSION, type ThreatFinding } from '../server/threat/threatScanner';
+import { MAX_KNOWLEDGE_BYTES, readKnowledgeFile } from '../server/notes/knowledgeFile';
 
 export interface ScanIo {
   stdout: (s: string) => void;
@@ -182,7 +183,14 @@ async function scanPaths(paths: string[], io: ScanIo, hooks: ScanHooks): Promise
   for (const { path } of files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
     let text: string;
     try {
-      text = await readFile(path, 'utf8');
+      const ext = extname(path).toLowerCase();
+      if (ext === '.json' || ext === '.jsonl') text = await readFile(path, 'utf8');
+      else {
+        // Text is judged as every other reader judges it (`notes/knowledgeFile.ts`): up to the cap, which is all an agent is given.
+        const read = await readKnowledgeFile(path);
+        if (read.truncated) io.stderr(`scan: ${rel(io, path)}: over ${MAX_KNOWLEDGE_BYTES / 1024} KiB; the first ${MAX_KNOWLEDGE_BYTES / 1024} KiB were scanned (no agent is given more)\n`);
+        text = read.text;
+      }
     } catch (e) {
       io.stderr(`scan: ${rel(io, path)}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}\n`);
       report.bad = true;

@@ -18,8 +18,7 @@ import { defaultScan } from './threat/scanForBlock';
 import { nameFindings, type NameFinding } from './threat/names';
 import { RULESET_VERSION, type ThreatFinding } from './threat/threatScanner';
 import type { Review } from './review/reviewStore';
-import { contentRevision } from './notes/noteIndex';
-import { readFile } from 'node:fs/promises';
+import { readKnowledgeFile, type KnowledgeRead } from './notes/knowledgeFile';
 import type { AgentPinsStore } from './agents/agentPins';
 import type { CompiledBlock } from './delivery/knowledgeBlock';
 import { WorkspaceRoots, type KnowledgeFolder } from './workspaceRoots';
@@ -217,23 +216,23 @@ export class KnowledgeCore {
     return at?.folder.reviews.isReviewed(at.rel, revision, RULESET_VERSION) ? [] : findings;
   }
 
-  /** Judges a workspace file by id, reading it now. Answers undefined when it cannot be read. */
-  async judgeFile(id: string): Promise<{ id: string; folder: string; path: string; revision: string; text: string; findings: readonly ThreatFinding[]; allFindings: readonly ThreatFinding[]; review?: Review } | undefined> {
+  /** Judges a workspace file by id, reading it now (up to the cap: `text` is what was judged). Answers undefined when it cannot be read. */
+  async judgeFile(id: string): Promise<{ id: string; folder: string; path: string; revision: string; text: string; truncated: boolean; findings: readonly ThreatFinding[]; allFindings: readonly ThreatFinding[]; review?: Review } | undefined> {
     const check = this.folders.check(id);
     if (!check.ok) return undefined;
-    let bytes: Buffer;
+    let read: KnowledgeRead;
     try {
-      bytes = await readFile(check.path);
+      // The one cap and revision of every knowledge-file read (`notes/knowledgeFile.ts`): what the block sends.
+      read = await readKnowledgeFile(check.path);
     } catch {
       return undefined;
     }
-    const text = bytes.toString('utf8');
-    const revision = contentRevision(bytes);
+    const { text, revision, truncated } = read;
     const allFindings = this.withName(check.id, this.scan(text, revision) as readonly ThreatFinding[]);
     const found = allFindings.length > 0 ? check.folder.reviews.find(check.rel, revision, RULESET_VERSION) : undefined;
     // Reviews on disk name the path inside their folder; callers see the workspace id.
     const review = found ? { ...found, id: check.id } : undefined;
-    return { id: check.id, folder: check.folder.name, path: check.path, revision, text, findings: review ? [] : allFindings, allFindings, ...(review ? { review } : {}) };
+    return { id: check.id, folder: check.folder.name, path: check.path, revision, text, truncated, findings: review ? [] : allFindings, allFindings, ...(review ? { review } : {}) };
   }
 
   /** Records "reviewed — not a threat" for exactly this revision under the current rule set, in the file's folder. */
@@ -392,8 +391,14 @@ export class KnowledgeCore {
   }
 
   /** Delivery to an agent session at one of its moments, over the agent pins (see `SessionService.deliverToAgent`). */
-  async deliverToAgent(sessionKey: string, moment: 'start' | 'compact' | 'prompt', budgetTokens?: number, label?: string): ReturnType<SessionService['deliverToAgent']> {
-    return this.sessionService.deliverToAgent(sessionKey, await this.getAgentPins(), moment, budgetTokens, label);
+  async deliverToAgent(
+    sessionKey: string,
+    moment: 'start' | 'compact' | 'prompt',
+    budgetTokens?: number,
+    label?: string,
+    options?: Parameters<SessionService['deliverToAgent']>[5],
+  ): ReturnType<SessionService['deliverToAgent']> {
+    return this.sessionService.deliverToAgent(sessionKey, await this.getAgentPins(), moment, budgetTokens, label, options);
   }
 
   async stats(): Promise<Stats> {

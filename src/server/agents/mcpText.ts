@@ -3,6 +3,7 @@
  * and read on its own: resource URIs of notes and plans, the resource list entry of an item, the notice that stands
  * in for a flagged item, and the answer when nothing is pinned. Pure: no `vscode`, no SDK, no disk.
  */
+import { createHash } from 'node:crypto';
 import { kindOfId } from '../notes/noteIndex';
 import type { KnowledgeItem } from '../../shared/schemas';
 
@@ -12,6 +13,17 @@ export const RESOURCE_SCHEME = 'session-knowledge';
 export const RESOURCE_TEMPLATE = `${RESOURCE_SCHEME}:///.knowledge/{folder}/{file}`;
 /** With several workspace folders, ids (and URIs) start with the folder's name (`root`). */
 export const FOLDER_RESOURCE_TEMPLATE = `${RESOURCE_SCHEME}:///{root}/.knowledge/{folder}/{file}`;
+
+/**
+ * An item whose name reads as an instruction (`threat/names.ts`) is listed by an opaque URI that does not spell its
+ * id: `session-knowledge://item/<hash of the id>`. Reading it answers what reading the item does (the withheld notice).
+ */
+export const OPAQUE_RESOURCE_TEMPLATE = `${RESOURCE_SCHEME}://item/{hash}`;
+
+/** The opaque URI of an item (see {@link OPAQUE_RESOURCE_TEMPLATE}). */
+export function opaqueResourceUri(id: string): string {
+  return `${RESOURCE_SCHEME}://item/${createHash('sha256').update(`session-knowledge item\u0000${id}`).digest('hex').slice(0, 32)}`;
+}
 
 /** `.knowledge/notes/setup.md` → `session-knowledge:///.knowledge/notes/setup.md` (each segment percent-encoded). */
 export function resourceUri(id: string): string {
@@ -61,9 +73,23 @@ export function withheldNotice(id: string, rules: readonly string[], nameWithhel
   );
 }
 
-/** An item in the resource list. A flagged item is listed by its path: its title is its own text, withheld too. */
-export function resourceOf(item: KnowledgeItem): { uri: string; name: string; title: string; description: string; mimeType: string; size: number } {
+/**
+ * An item in the resource list. A flagged item is listed by its path: its title is its own text, withheld too. An item
+ * whose name is flagged (`nameWithheld`) is listed by its opaque URI with a neutral name: its id is never printed.
+ */
+export function resourceOf(item: KnowledgeItem, nameWithheld = false): { uri: string; name: string; title: string; description: string; mimeType: string; size: number } {
   const flagged = item.flaggedRules.length > 0;
+  if (nameWithheld) {
+    const neutral = `(a ${item.kind} whose name is withheld)`;
+    return {
+      uri: opaqueResourceUri(item.id),
+      name: neutral,
+      title: neutral,
+      description: `${item.kind}, withheld: its name reads as an instruction (${item.flaggedRules.join(', ') || 'threat rule'})`,
+      mimeType: 'text/markdown',
+      size: item.size,
+    };
+  }
   return {
     uri: resourceUri(item.id),
     name: flagged ? item.id : item.title,

@@ -7,13 +7,14 @@
  * pinned item whose text trips a threat rule is withheld (one line naming its id and rule), never sent.
  * Pure Node, no `vscode`: the server, the CLI and the benchmarks call it directly.
  */
-import { promises as fs, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { gateForEnvelope, wrapGated, wrapInEnvelope } from '../threat/envelope';
 import { checkPinnable } from '../pinPolicy';
 import { computeSignature, type SignatureItem } from './deliveredSignature';
 import { isNameFinding } from '../threat/names';
+import { MAX_KNOWLEDGE_BYTES, TRUNCATED_LINE, readKnowledgeFile } from '../notes/knowledgeFile';
 
 /** A finding as the block needs it; the scanner's findings carry more. */
 export interface BlockFinding {
@@ -66,8 +67,8 @@ export interface CompiledBlock {
   budget: BlockBudget;
 }
 
-/** Files larger than this are read only up to it; the block says so. */
-export const MAX_PINNED_BYTES = 512 * 1024;
+/** Files larger than this are read only up to it; the block says so (the one cap of every knowledge-file read). */
+export const MAX_PINNED_BYTES = MAX_KNOWLEDGE_BYTES;
 
 export const estimateTokens = (text: string): number => Math.ceil(text.length / 4);
 
@@ -122,23 +123,10 @@ export class PinnedFileReader {
       const key = `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
       const cached = this.cache.get(id);
       if (cached?.key === key) return { ...cached, kind };
-      const handle = await fs.open(path, 'r');
-      let bytes: Buffer;
-      try {
-        const size = Math.min(Number(stat.size), MAX_PINNED_BYTES);
-        bytes = Buffer.alloc(size);
-        const { bytesRead } = await handle.read(bytes, 0, size, 0);
-        bytes = bytes.subarray(0, bytesRead);
-      } finally {
-        await handle.close();
-      }
-      if (bytes.includes(0)) return { error: 'a binary file, not text', kind };
-      const entry: CacheEntry = {
-        key,
-        revision: createHash('sha256').update(bytes).digest('hex'),
-        text: bytes.toString('utf8'),
-        truncated: Number(stat.size) > MAX_PINNED_BYTES,
-      };
+      // The one reader of knowledge files: up to the cap, revision = hash of exactly the bytes read.
+      const read = await readKnowledgeFile(path, Number(stat.size));
+      if (read.binary) return { error: 'a binary file, not text', kind };
+      const entry: CacheEntry = { key, revision: read.revision, text: read.text, truncated: read.truncated };
       this.cache.set(id, entry);
       return { ...entry, kind };
     } catch (err) {
@@ -164,7 +152,7 @@ export async function loadPinned(reader: PinnedFileReader, pins: readonly string
         const named = findings.some(isNameFinding);
         return { id, kind, state: 'withheld', revision: read.revision, text: '', findings, reason: `${named ? 'its name ' : ''}reads as an instruction (${rules.join(', ')})`, ...(named ? { nameWithheld: true } : {}) };
       }
-      const text = read.truncated ? `${read.text}\n[… the rest of this file is over ${MAX_PINNED_BYTES / 1024} KiB and was not included]` : read.text;
+      const text = read.truncated ? `${read.text}\n${TRUNCATED_LINE}` : read.text;
       return { id, kind, state: 'ok', revision: read.revision, text };
     }),
   );

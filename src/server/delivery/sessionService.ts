@@ -5,6 +5,7 @@
  * block: answer it again, to be sent in its own turn). Pure Node, no `vscode`.
  */
 import { randomUUID } from 'node:crypto';
+import { withFileLock } from '../store/atomicFile';
 import type { SessionStore } from '../store/sessionStore';
 import { lastActivity } from '../store/sessionStore';
 import { MAX_RESULTS, type SessionMeta } from '../store/schemas';
@@ -221,29 +222,48 @@ export class SessionService {
    * them when they change. Answers the text to send ('' when nothing is owed) and `commit`, which records the
    * delivery: call it only after the text was handed to the agent, so a failed write re-sends next time.
    *
-   * - `start`: a new, resumed or cleared session — the whole block;
+   * - `start`: a new, resumed or cleared session — the whole block; `fresh` (a brand-new session, Claude Code's
+   *   `startup`): owed only when the session does not carry this very block yet, so that two start hooks of one
+   *   new session (two hook processes, or the hook installed twice) deliver once;
    * - `compact`: the session lost its history — the whole block again;
    * - `prompt`: the block only when owed (first delivery, or a pinned item's revision or verdict changed).
+   *
+   * `send`: the whole delivery — create the session, compile, decide, send, record — runs holding the session's
+   * delivery lock (across processes), `send` is awaited before the record and `commit` does nothing: concurrent
+   * deliveries to one session send the block once.
    */
-  async deliverToAgent(key: string, pins: readonly string[], moment: 'start' | 'compact' | 'prompt', budgetTokens?: number, label = 'agent'): Promise<{ text: string; block: CompiledBlock; commit: () => Promise<void> }> {
-    const ids = [...pins];
-    const session = (await this.deps.store.update(key, (current) => {
-      if (current && current.project_context_pins.length === ids.length && current.project_context_pins.every((p, i) => p === ids[i])) return undefined;
-      return current
-        ? { ...current, project_context_pins: ids }
-        : { key, createdAt: new Date().toISOString(), project_context_pins: ids, knowledge_context_delivered: null, deliveredAt: null, origin: 'api', label, pinned_messages: [], results: [] };
-    })) ?? (await this.get(key));
-    const block = await this.compile(session.project_context_pins, budgetTokens, key);
-    const owed = moment !== 'prompt' || block.signature !== (session.knowledge_context_delivered ?? '');
-    const text = owed ? block.text : '';
-    return {
-      text,
-      block,
-      commit: async () => {
-        if (text === '' && moment === 'prompt') return;
+  async deliverToAgent(
+    key: string,
+    pins: readonly string[],
+    moment: 'start' | 'compact' | 'prompt',
+    budgetTokens?: number,
+    label = 'agent',
+    options: { fresh?: boolean; send?: (text: string) => Promise<void> } = {},
+  ): Promise<{ text: string; block: CompiledBlock; commit: () => Promise<void> }> {
+    const deliver = async (): Promise<{ text: string; block: CompiledBlock; commit: () => Promise<void> }> => {
+      const ids = [...pins];
+      const session = (await this.deps.store.update(key, (current) => {
+        if (current && current.project_context_pins.length === ids.length && current.project_context_pins.every((p, i) => p === ids[i])) return undefined;
+        return current
+          ? { ...current, project_context_pins: ids }
+          : { key, createdAt: new Date().toISOString(), project_context_pins: ids, knowledge_context_delivered: null, deliveredAt: null, origin: 'api', label, pinned_messages: [], results: [] };
+      })) ?? (await this.get(key));
+      const block = await this.compile(session.project_context_pins, budgetTokens, key);
+      const carries = block.signature === (session.knowledge_context_delivered ?? '');
+      const owed = moment === 'compact' || (moment === 'start' && !options.fresh) || !carries;
+      const text = owed ? block.text : '';
+      const commit = async () => {
+        if (!owed || (text === '' && moment === 'prompt')) return;
         await this.markDelivered(key, block.signature);
-      },
+      };
+      if (!options.send) return { text, block, commit };
+      if (text !== '') await options.send(text);
+      await commit();
+      return { text, block, commit: async () => undefined };
     };
+    if (!options.send) return deliver();
+    // The delivery lock is a file of its own beside the session's: the session file's lock is taken inside, per write.
+    return withFileLock(`${this.deps.store.pathOf(key)}.delivery`, deliver, { sweepTemps: false });
   }
 
   /** Claims a scheduled prompt's slot; exactly one caller across processes gets `claimed: true`. */

@@ -1,13 +1,14 @@
 /**
  * The index of notes and plans: `.knowledge/notes/*.md` and `.knowledge/plans/*.md` in one workspace
  * folder. Id = workspace-relative path with forward slashes; title = first Markdown heading, else the
- * file name; revision = sha256 of the bytes. Pure Node: no `vscode` import.
+ * file name; revision = sha256 of the bytes judged (up to the cap of `knowledgeFile.ts`). Pure Node: no `vscode` import.
  */
 import { promises as fs, constants as fsConstants } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { basename, join, relative, sep } from 'node:path';
 import type { KnowledgeItem, KnowledgeKind, StoreProblem } from '../../shared/schemas';
 import { O_NOFOLLOW, assertConfined } from '../store/confinedPath';
+import { readKnowledgeFile, type KnowledgeRead } from './knowledgeFile';
 
 export const KNOWLEDGE_DIR = '.knowledge';
 const REBUILD_CONCURRENCY = 64;
@@ -127,26 +128,26 @@ export class NoteIndex {
     const id = toId(this.workspaceFolder, absolutePath);
     const kind = kindOfId(id);
     if (!kind) return false;
-    let bytes: Buffer;
+    let read: KnowledgeRead;
     try {
       const stat = await fs.stat(absolutePath);
       if (!stat.isFile()) return this.items.delete(id);
-      bytes = await fs.readFile(absolutePath);
+      // Up to the cap, revision of what is read: the same revision the block, judgement and reviews use.
+      read = await readKnowledgeFile(absolutePath, stat.size);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT' && code !== 'ENOTDIR') this.report(absolutePath, `cannot read the file (${code ?? (err as Error).message})`);
       return this.items.delete(id);
     }
-    const revision = contentRevision(bytes);
+    const { revision, text } = read;
     const previous = this.items.get(id);
-    if (previous?.revision === revision) return false;
-    const text = bytes.toString('utf8');
+    if (previous?.revision === revision && previous.size === read.size) return false;
     this.items.set(id, {
       id,
       kind,
       title: extractTitle(text) ?? basename(absolutePath, '.md'),
       revision,
-      size: bytes.length,
+      size: read.size,
       path: absolutePath,
       flaggedRules: [],
     });

@@ -13,6 +13,7 @@ import { ItemsChangedNotification, JudgeFileRequest, JudgeTextsRequest, MarkRevi
 import { defineRequest } from '../../shared/rpc';
 import { MarkReviewedParamsSchema, type ReviewRecord } from '../../shared/schemas';
 import { contentRevision } from '../notes/noteIndex';
+import { MAX_KNOWLEDGE_BYTES, capKnowledgeText } from '../notes/knowledgeFile';
 import { toReviewRecord } from '../review/reviewStore';
 import { RULESET_VERSION, type ThreatFinding } from '../threat/threatScanner';
 import { route } from '../routing';
@@ -50,10 +51,18 @@ function positionAt(lineStarts: number[], offset: number): { line: number; chara
   return { line: lo, character: offset - lineStarts[lo]! };
 }
 
-export function findingsToDiagnostics(text: string, findings: readonly ThreatFinding[], id: string, revision: string): Diagnostic[] {
+/** Diagnostics a file gets at most; past them one more diagnostic says how many were left out. */
+export const MAX_DIAGNOSTICS = 100;
+
+/**
+ * The diagnostics of one file: a warning per finding, at most {@link MAX_DIAGNOSTICS} and one saying how many more;
+ * `truncated` (the file is over the cap of every knowledge-file read): a note where judging and sending stop.
+ */
+export function findingsToDiagnostics(text: string, findings: readonly ThreatFinding[], id: string, revision: string, truncated = false): Diagnostic[] {
   const lineStarts = [0];
   for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) lineStarts.push(i + 1);
-  return findings.map((f) => ({
+  const shown = findings.slice(0, MAX_DIAGNOSTICS);
+  const out: Diagnostic[] = shown.map((f) => ({
     range: { start: positionAt(lineStarts, f.start), end: positionAt(lineStarts, Math.max(f.start, f.end)) },
     severity: DiagnosticSeverity.Warning,
     source: DIAGNOSTIC_SOURCE,
@@ -61,6 +70,28 @@ export function findingsToDiagnostics(text: string, findings: readonly ThreatFin
     message: `${f.message} Withheld from the agent — reads as an instruction (${f.ruleId}). If this is intended, mark it reviewed.`,
     data: { id, revision },
   }));
+  const more = findings.length - shown.length;
+  if (more > 0) {
+    const at = positionAt(lineStarts, findings[MAX_DIAGNOSTICS]!.start);
+    out.push({
+      range: { start: at, end: at },
+      severity: DiagnosticSeverity.Warning,
+      source: DIAGNOSTIC_SOURCE,
+      code: 'more-findings',
+      message: `${more} more finding${more === 1 ? '' : 's'} in this file (${[...new Set(findings.slice(MAX_DIAGNOSTICS).map((f) => f.ruleId))].slice(0, 5).join(', ')}) are not listed. The file is withheld from the agent; run \`session-knowledge scan\` to see them all.`,
+    });
+  }
+  if (truncated) {
+    const end = positionAt(lineStarts, text.length);
+    out.push({
+      range: { start: end, end },
+      severity: DiagnosticSeverity.Information,
+      source: DIAGNOSTIC_SOURCE,
+      code: 'over-size-cap',
+      message: `This file is over ${MAX_KNOWLEDGE_BYTES / 1024} KiB: only the text up to here is judged and given to agents; the rest is left out.`,
+    });
+  }
+  return out;
 }
 
 /** What other routes need from diagnostics: judge files again after they changed on disk. */
@@ -93,10 +124,10 @@ export function registerThreatRoutes(ctx: ServerContext): Diagnostics {
     const id = idOfUri(doc.uri);
     const core = ctx.current();
     if (!id || !core) return;
-    const text = doc.getText();
-    const revision = contentRevision(text);
+    // The live text read as the file would be: up to the cap, with the revision of what is judged.
+    const { text, revision, truncated } = capKnowledgeText(doc.getText());
     const findings = core.judge(id, text, revision) as readonly ThreatFinding[];
-    void connection.sendDiagnostics({ uri: doc.uri, diagnostics: findingsToDiagnostics(text, findings, id, revision) });
+    void connection.sendDiagnostics({ uri: doc.uri, diagnostics: findingsToDiagnostics(text, findings, id, revision, truncated) });
   };
   const publishFromDisk = async (ids?: readonly string[]) => {
     const c = ctx.current();
@@ -107,7 +138,7 @@ export function registerThreatRoutes(ctx: ServerContext): Diagnostics {
       if (!uri) continue;
       const open = documents.get(uri);
       if (open) publishOpen(open);
-      else void connection.sendDiagnostics({ uri, diagnostics: j ? findingsToDiagnostics(j.text, j.findings as ThreatFinding[], id, j.revision) : [] });
+      else void connection.sendDiagnostics({ uri, diagnostics: j ? findingsToDiagnostics(j.text, j.findings as ThreatFinding[], id, j.revision, j.truncated) : [] });
     }
   };
   /** Files that left the workspace (their folder was removed): their diagnostics go. */
