@@ -9,7 +9,6 @@
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { createHash } from 'node:crypto';
 import { gateForEnvelope, wrapGated, wrapInEnvelope } from '../threat/envelope';
 import { checkPinnable } from '../pinPolicy';
 import { computeSignature, type SignatureItem } from './deliveredSignature';
