@@ -37,10 +37,28 @@ const SECRET_BASENAMES = [
   /^\.htpasswd$/,
   /^\.s3cfg$/,
   /^\.boto$/,
+  // Found by a security pass after the first list (each a common home of tokens or keys):
+  /^\.dev\.vars$/, // Cloudflare Workers
+  /^\.?secrets?(\.(json|ya?ml|toml|env|ini|conf|cfg|properties|txt))?$/, // secrets.json, secrets.yaml, secrets.toml, .secrets, secret.env
+  /\.tfvars(\.json)?$/, // terraform.tfvars, prod.auto.tfvars
+  /^\.terraformrc$/,
+  /^service[-_]?account.*\.json$/, // service-account.json, serviceAccountKey.json
+  /[-_]key\.json$/, // gcp-key.json, sa_key.json
+  /^auth\.json$/, // composer, various CLIs
+  /^kubeconfig/, // kubeconfig, kubeconfig.yaml
+  /^\.yarnrc\.yml$/, // npmAuthToken
 ];
 
 /** Secret files by their folder and name (lower-cased, forward slashes, matched at the end of the path). */
-const SECRET_TAILS = [/(^|\/)\.aws\/credentials$/, /(^|\/)\.docker\/config\.json$/, /(^|\/)\.kube\/config$/];
+const SECRET_TAILS = [
+  /(^|\/)\.aws\/credentials$/,
+  /(^|\/)\.docker\/config\.json$/,
+  /(^|\/)\.kube\/config/, // config, config.bak
+  /(^|\/)\.cargo\/credentials(\.toml)?$/,
+  /(^|\/)\.gem\/credentials$/,
+  /(^|\/)\.config\/gh\/hosts\.yml$/,
+  /(^|\/)\.streamlit\/secrets\.toml$/,
+];
 
 /** Folders whose every file is secret: `.ssh/`, and a `.git/` (its config holds remote URLs with tokens). */
 const SECRET_FOLDERS = new Set(['.ssh', '.git']);

@@ -101,6 +101,16 @@ test('secrets, wider (issue 25): every pattern of the denylist is refused, in an
   for (const p of pinnable) assert.equal(isSecretPath(p), false, JSON.stringify(p));
 });
 
+test('secrets a security pass found after the first list: token files of common tools are refused; notes about them stay pinnable', () => {
+  for (const p of [
+    '.dev.vars', '.streamlit/secrets.toml', 'infra/terraform.tfvars', 'prod.auto.tfvars', 'x.tfvars.json', '.yarnrc.yml', 'secrets.json',
+    'config/secrets.yaml', '.secrets', 'service-account.json', 'serviceAccountKey.json', 'gcp-key.json', 'auth.json', '.cargo/credentials.toml',
+    '.cargo/credentials', '.config/gh/hosts.yml', '.gem/credentials', '.terraformrc', 'kubeconfig', 'kubeconfig.yaml', '.kube/config.bak',
+  ]) assert.equal(isSecretPath(p), true, JSON.stringify(p));
+  for (const p of ['docs/secrets.md.txt', 'docs/secret-rotation.md', '.knowledge/notes/secrets.md', 'auth.ts', 'src/auth.json.ts', 'docs/kube.md', '.yarnrc', 'keyboard.json', 'monkey.json'])
+    assert.equal(isSecretPath(p), false, JSON.stringify(p));
+});
+
 test('checkPinnable refuses the wider secrets by their real files, and names each one', () => {
   const ws = mkdtempSync(join(tmpdir(), 'sk-secret-'));
   const files = ['.envrc', 'config/production.env', 'credentials.json', 'terraform.tfstate', '.pgpass', '.vault-token', '.kube/config', '.git/config'];
