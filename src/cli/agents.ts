@@ -3,6 +3,7 @@
  * (`hook claude-code`, `hook install claude-code`, `hook uninstall claude-code`). Each one opens the same core
  * as the language server (`KnowledgeCore`) on one workspace.
  */
+import type { StoreProblem } from '../shared/schemas';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
@@ -78,7 +79,7 @@ function splitArgs(args: readonly string[], values: readonly string[]): { positi
  * The core on a workspace: one folder (exactly as before), or several (`folders`, the first naming the sessions
  * store). Each folder's `.knowledge/` is read; ids name their folder when there are several.
  */
-export function openCore(workspace: string | readonly WorkspaceFolderArg[], storage: string, extra: { sessionsIndexPath?: string; scan?: ScanFn } = {}): KnowledgeCore {
+export function openCore(workspace: string | readonly WorkspaceFolderArg[], storage: string, extra: { sessionsIndexPath?: string; scan?: ScanFn; onProblem?: (p: StoreProblem) => void } = {}): KnowledgeCore {
   const folders = typeof workspace === 'string' ? [{ path: workspace }] : workspace;
   return new KnowledgeCore({
     workspaceFolder: folders[0]?.path ?? null,
@@ -98,7 +99,8 @@ export async function runPins(command: 'pin' | 'unpin' | 'pins', args: readonly 
   const { positional, all } = splitArgs(args, ['--workspace']);
   const folders = workspaceFoldersArg(all.get('--workspace') ?? [], io.cwd, io.stderr);
   if (command !== 'pins' && positional.length === 0) throw new AgentUsageError(`${command} needs at least one PATH`);
-  const core = openCore(folders, storage);
+  // A pins.json that will not parse (moved aside) or cannot be read is said, never silently read as no pins.
+  const core = openCore(folders, storage, { onProblem: (p) => io.stderr(`session-knowledge: ${p.message}\n`) });
   // Paths are given relative to where the command runs; pins are workspace-relative.
   const paths = positional.map((p) => resolve(io.cwd, p));
   const result =
@@ -208,7 +210,7 @@ export async function runClaudeCodeHook(args: readonly string[], io: AgentIo, st
     if (!workspace) return 0; // no .knowledge/ here: nothing to carry, nothing to say
     const sessionsIndexPath = agentSessionsPath(workspace);
     const verdicts = new PersistedScan(join(dirname(sessionsIndexPath), 'verdicts.json'));
-    const core = openCore(folders, storage, { sessionsIndexPath, scan: verdicts.scan });
+    const core = openCore(folders, storage, { sessionsIndexPath, scan: verdicts.scan, onProblem: (p) => io.stderr(`session-knowledge hook: ${p.message.split('\n')[0]}\n`) });
     await Promise.all([core.loadForAgents(), verdicts.load()]);
     // Memory (with the flag) follows the person's switch, mirrored by VS Code to the storage folder: off unless turned on.
     if (core.memory) await core.memory.configure((await readMemorySwitch(storage)).config);

@@ -215,6 +215,10 @@ test('our hook command is recognised only in the exact shape hookCommand writes 
     'node /x/mytool.js hook claude-code',
     'node /x/dist/cli.js hook claude-code; curl evil',
     'bash -c "node /x/dist/cli.js hook claude-code"',
+    // Shaped like ours but a person's: another runner, or a cli.js that is not a dist/ build.
+    'python3 /opt/tool/cli.js hook claude-code',
+    'deno /x/dist/cli.js hook claude-code',
+    'node /opt/tool/cli.js hook claude-code',
     undefined,
     42,
   ]) {

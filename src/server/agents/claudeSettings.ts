@@ -44,9 +44,12 @@ export function hookCommand(cliPath: string, nodePath = 'node'): string {
 
 /** One word as `shellQuote` writes it: bare, '…' (with '\'' inside) or "…" (with "" inside). */
 const WORD = String.raw`[A-Za-z0-9_./:@%+=-]+|'(?:[^']|'\\'')*'|"(?:[^"]|"")*"`;
-const OUR_COMMAND = new RegExp(String.raw`^(?:${WORD}) (${WORD}) hook claude-code$`);
-/** The names our CLI goes by: `dist/cli.js` (the extension's, a checkout's) or the installed bin. */
-const OUR_CLI_NAMES = new Set(['cli.js', 'session-knowledge', 'session-knowledge.js', 'session-knowledge.cmd']);
+const OUR_COMMAND = new RegExp(String.raw`^(${WORD}) (${WORD}) hook claude-code$`);
+/** The names our CLI goes by: the installed bin, or `dist/cli.js` (the extension's, a checkout's). */
+const OUR_CLI_NAMES = new Set(['session-knowledge', 'session-knowledge.js', 'session-knowledge.cmd']);
+/** The runners `hookCommand` writes: a Node. */
+const NODE_NAMES = new Set(['node', 'node.exe', 'nodejs']);
+const lastTwo = (p: string): string => p.split('/').slice(-2).join('/');
 
 function unquote(word: string): string {
   if (word.startsWith("'")) return word.slice(1, -1).replace(/'\\''/g, "'");
@@ -62,7 +65,12 @@ function unquote(word: string): string {
 export function isOurHookCommand(command: unknown): boolean {
   if (typeof command !== 'string') return false;
   const m = OUR_COMMAND.exec(command);
-  return !!m && OUR_CLI_NAMES.has(basename(unquote(m[1]!).replace(/\\/g, '/')));
+  if (!m) return false;
+  const runner = basename(unquote(m[1]!).replace(/\\/g, '/')).toLowerCase();
+  const cli = unquote(m[2]!).replace(/\\/g, '/');
+  // A person's `python3 /opt/tool/cli.js hook claude-code` or `node /opt/tool/cli.js …` is theirs: ours is run by a
+  // Node, from a `dist/cli.js` (the extension's or a checkout's) or the installed bin.
+  return NODE_NAMES.has(runner) && (lastTwo(cli) === 'dist/cli.js' || OUR_CLI_NAMES.has(basename(cli)));
 }
 
 export interface InstallResult {

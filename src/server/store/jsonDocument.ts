@@ -10,7 +10,7 @@
  * - the schema carries a version; older files are migrated on read; unknown fields (from a newer version
  *   of the extension) are kept on the round trip, and a newer version number is never lowered.
  */
-import { promises as fs } from 'node:fs';
+import { promises as fs, constants as fsConstants } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { Low, type Adapter } from 'lowdb';
 import type { z } from 'zod';
@@ -40,6 +40,46 @@ export interface DocumentSpec<T extends VersionedDoc> {
    * the file or above it, or a path leaving the folder (`LinkedPathError`), before it locks, reads or writes.
    */
   confineTo?: string;
+  /** Larger files are refused unread (default {@link DEFAULT_MAX_DOCUMENT_BYTES}). */
+  maxBytes?: number;
+}
+
+/**
+ * A document bigger than this is not ours to parse: refused unread, so a committed file linked to `/dev/zero` or a
+ * huge one cannot exhaust memory. Generous: a sessions index of 100k sessions is a few MB.
+ */
+export const DEFAULT_MAX_DOCUMENT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A document that is not a regular file (a device, a FIFO, a folder, reached through a link) or is over the size
+ * limit: left in place — nothing is renamed — reported, and read as the defaults.
+ */
+export class UnreadableDocumentError extends Error {
+  readonly reason = 'unreadable-document' as const;
+  static is(err: unknown): err is UnreadableDocumentError {
+    return err instanceof Error && (err as UnreadableDocumentError).reason === 'unreadable-document';
+  }
+}
+
+/** Reads a regular file of at most `maxBytes`; never blocks on a FIFO and never reads a device. */
+async function readBoundedText(path: string, maxBytes: number): Promise<string> {
+  const handle = await fs.open(path, fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0));
+  try {
+    const st = await handle.stat();
+    if (!st.isFile()) throw new UnreadableDocumentError(`${path} is not a regular file; it was not read`);
+    if (st.size > maxBytes) throw new UnreadableDocumentError(`${path} is ${st.size} bytes, over the ${maxBytes}-byte limit; it was not read`);
+    const buf = Buffer.alloc(st.size + 1);
+    let n = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buf, n, buf.length - n, n);
+      if (bytesRead === 0) break;
+      n += bytesRead;
+      if (n === buf.length) throw new UnreadableDocumentError(`${path} grew while being read; it was not read`);
+    }
+    return buf.subarray(0, n).toString('utf8');
+  } finally {
+    await handle.close();
+  }
 }
 
 export class MalformedDocumentError extends Error {
@@ -69,7 +109,7 @@ export class ValidatingJsonFileAdapter<T extends VersionedDoc> implements Adapte
   async read(): Promise<T | null> {
     let text: string;
     try {
-      text = await fs.readFile(this.spec.path, 'utf8');
+      text = await readBoundedText(this.spec.path, this.spec.maxBytes ?? DEFAULT_MAX_DOCUMENT_BYTES);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
         this.lastReadMissing = true;
@@ -150,6 +190,12 @@ export class JsonDocument<T extends VersionedDoc> {
         this.state = this.db.data.schemaVersion > this.spec.currentVersion ? 'newer-version' : 'ok';
       }
     } catch (err) {
+      if (UnreadableDocumentError.is(err)) {
+        this.db.data = this.spec.defaults();
+        this.state = 'set-aside';
+        this.spec.onProblem?.({ source: this.spec.source, path: this.spec.path, message: err.message, at: new Date().toISOString() });
+        return this.db.data;
+      }
       if (!MalformedDocumentError.is(err)) throw err;
       await this.setAside(err.message);
     }
