@@ -88,7 +88,7 @@ suite('Restricted Mode: an untrusted repository is scanned and warned about, and
     assert.equal(fake.requests.length, 1, 'the message reached the model');
     const sent = fake.requests[0]!.messages.flatMap((m) => m.parts).join('\n');
     assert.ok(sent.includes('What are the conventions?'), 'the person\'s words went');
-    assert.ok(!sent.includes('<knowledge-untrusted>') && !sent.includes('release/2.0'), 'without the knowledge block');
+    assert.ok(!sent.includes('<knowledge-untrusted') && !sent.includes('release/2.0'), 'without the knowledge block');
     assert.equal(text.match(/Restricted Mode/g)?.length, 1, `said once: ${text}`);
     assert.match(text, /Trust this folder/);
     assert.equal((result.metadata as { block?: string }).block, undefined, 'no block rides with the turn');
@@ -155,7 +155,7 @@ suite('Restricted Mode: an untrusted repository is scanned and warned about, and
     fake.reset();
     const { text } = await chat(sessionKey, 'And now?');
     const sent = fake.requests[0]!.messages.flatMap((m) => m.parts).join('\n');
-    assert.ok(sent.includes('<knowledge-untrusted>') && sent.includes('release/2.0'), 'the block went');
+    assert.ok(sent.includes('<knowledge-untrusted nonce=') && sent.includes('release/2.0'), 'the block went');
     assert.ok(!/Restricted Mode/.test(text));
     const context = toolText(await vscode.lm.invokeTool('knowledge_context', { input: { pins: [NOTE] }, toolInvocationToken: undefined }));
     assert.ok(context.includes('release/2.0'), 'the tool answers the block');
