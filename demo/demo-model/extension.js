@@ -28,7 +28,8 @@ function fenced(text) {
 /** What the block says about itself: the pinned items it carries and its bracketed notices (withheld, unavailable, cut). */
 function describeBlock(block) {
   const items = [...block.matchAll(/^--- Pinned (note|plan|file): (.+?) ---$/gm)].map((m) => `${m[1]} \`${m[2]}\``);
-  const notices = block.split('\n').filter((line) => /^\[.*\]$/.test(line.trim()));
+  // The envelope's own nonce line is not a notice about an item.
+  const notices = block.split('\n').filter((line) => /^\[.*\]$/.test(line.trim()) && !/^\[Envelope nonce /.test(line.trim()));
   return { items, notices };
 }
 
