@@ -19,7 +19,7 @@ import { computeRevision, isPendingProposal, normalizeTags, type StoredEntry } f
 import { newId, zodToMemoryError, type MemoryState } from './memoryState';
 import { refuseSecrets } from './secrets';
 import { findingsOf, viewNow } from './visibility';
-import { personallyApproved, recordApprovals } from './approvals';
+import { fromRepository, personallyApproved, recordApprovals } from './approvals';
 
 export async function remember(st: MemoryState, params: RememberParams): Promise<MemoryEntryView> {
   const p = zodToMemoryError(RememberParamsSchema, params);
@@ -102,7 +102,9 @@ export async function update(st: MemoryState, params: UpdateMemoryParams): Promi
 export async function approve(st: MemoryState, id: string, by?: string): Promise<MemoryEntryView> {
   st.assertWritable();
   const found = await st.findOrThrow(id);
-  if (isPendingProposal(found)) {
+  // A pending proposal goes through the inbox; so does a repository entry (accepting it records this person's approval
+  // and leaves the committed line as it is), unless someone flagged it wrong here (approving again clears that).
+  if (isPendingProposal(found) || (fromRepository(st, found) && found.wrongFlags.length === 0)) {
     const r = await approveItems(st, [id], by);
     const refused = r.refused[0];
     if (refused) throw new MemoryError(refused.reason as MemoryError['reason'], refused.message);
