@@ -392,6 +392,8 @@ export type DistillSubmitResult = z.infer<typeof DistillSubmitResultSchema>;
 
 export const InboxIdsParamsSchema = z.object({ ids: z.array(Id).min(1).max(1000) }).strict();
 export type InboxIdsParams = z.infer<typeof InboxIdsParamsSchema>;
+export const InboxAcceptRepositoryParamsSchema = z.object({ folder: FolderName.optional() }).strict();
+export type InboxAcceptRepositoryParams = z.infer<typeof InboxAcceptRepositoryParamsSchema>;
 export const InboxRejectParamsSchema = z.object({ ids: z.array(Id).min(1).max(1000), reason: z.string().trim().max(500).optional() }).strict();
 export type InboxRejectParams = z.input<typeof InboxRejectParamsSchema>;
 

@@ -134,8 +134,9 @@ export async function migrateApprovals(st: MemoryState, store: ScopeState): Prom
   try {
     const doc = migrationDoc(trust);
     const key = UserTrustStore.folderKey(folder);
-    // This process's start (less a minute): a folder whose storage this very run created never counts as known before.
-    const now = new Date(Date.now() - process.uptime() * 1000 - 60_000).toISOString();
+    // This process's start (less 2 s for clock rounding): a folder whose storage this very run created never counts as
+    // known before. Recorded once, on the first run: later runs compare with that moment.
+    const now = new Date(Date.now() - process.uptime() * 1000 - 2_000).toISOString();
     const first = await doc.load();
     if (first.since !== undefined && first.folders.includes(key)) return;
     const state = await doc.update((d) => {
