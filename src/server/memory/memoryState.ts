@@ -395,7 +395,12 @@ export class MemoryState {
   /** Brings this person's approvals up to date (a stat when nothing changed); carries pre-upgrade ones over once per folder. */
   async refreshTrust(): Promise<void> {
     if (!this.userTrust) return;
-    await this.userTrust.refresh();
+    try {
+      await this.userTrust.refresh();
+    } catch (err) {
+      // Unreadable (a damaged key, say): the approvals as last loaded hold (none at first): project entries wait, nothing opens up.
+      this.deps.log?.(`Memory: this person's approvals could not be read: ${err instanceof Error ? err.message : String(err)}`);
+    }
     for (const s of this.projectStores()) {
       if (!s.folder || !s.loaded) continue;
       let m = this.migrations.get(s.folder.path);
