@@ -62,7 +62,7 @@ suite('a multi-root workspace: project memory per folder', () => {
     assert.equal(rows[1]!.path, memoryFile('infra'));
 
     // The teammates' committed entries count for this person once accepted (the committed approval is only their claim).
-    assert.equal(byId.get('mem_app_pnpm')?.repositoryClaim?.approvedBy, 'teammate');
+    assert.equal(byId.get('mem_app_pnpm')?.repositoryClaim?.approvedBy, 'dev', 'the fixture\'s committer');
     await api.memory!.approve('mem_app_pnpm');
     await api.memory!.approve('mem_infra_state');
     const key = await api.sessions.create({ pins: { notes: ['app/.knowledge/notes/setup.md'], plans: [] } });
