@@ -8,7 +8,7 @@ import { closest, type ActionContext, type Actions, type Control } from './dom';
 import { announce } from './feedback';
 import { focusWhenReady } from './focus';
 import { afterRemoval, allRows, card, focusItemAfterReload, inbox, INBOX_PAGE, itemSelector, loadInbox, moveTo, neighbour, renderInbox, renderToolbar, rowById } from './inbox';
-import { approvable, type InboxPart } from './inboxRender';
+import { approvable, groupKey, type InboxPart } from './inboxRender';
 import { failureReason, request } from './rpc';
 
 const title = (id: string) => rowById(id)?.entry.title ?? id;
@@ -239,6 +239,23 @@ function bulkStatus(verb: string, done: number, refused: { id: string; message: 
   return `${head} Not ${verb.toLowerCase()} (still selected): ${refused.map((x) => `${quoted(x.id)} — ${x.message}`).join(' ')}`;
 }
 
+/** "Accept all from the repository" of one folder: flagged ones are refused and say why on their card. */
+async function acceptRepository(folder: string): Promise<void> {
+  if (!folder) return;
+  clearStatus();
+  const r = await attempt('Accept all from the repository', () => request('inbox/acceptRepository', { folder }));
+  if (!r.ok) {
+    inbox.status = `Accept all from the repository failed: ${r.message}`;
+    renderToolbar();
+    return;
+  }
+  const done = new Set(r.value.done.map((e) => e.id));
+  for (const x of r.value.refused) inbox.notices.set(x.id, `Not accepted: ${x.message}`);
+  inbox.status = bulkStatus('Accepted', done.size, r.value.refused);
+  announce(inbox.status);
+  await focusItemAfterReload(afterRemoval(done, inbox.active));
+}
+
 async function bulkApprove(): Promise<void> {
   const ids = [...inbox.selected];
   if (ids.length === 0) {
@@ -304,9 +321,10 @@ export const inboxActions: Actions = {
   'inbox-reject-confirm': ({ id }) => rejectOne(id),
   'inbox-merge-pick': ({ target }: ActionContext) => pickTarget(0, Number(target.dataset.index ?? 0)),
   'inbox-merge-confirm': ({ id }) => mergeOne(id),
+  'inbox-accept-repository': ({ target }) => acceptRepository(target.dataset.folder ?? ''),
   'inbox-select-group': ({ target }) => {
     const session = target.dataset.session ?? '';
-    const group = inbox.page?.groups.find((g) => (g.sessionKey ?? '') === session);
+    const group = inbox.page?.groups.find((g) => groupKey(g) === session);
     for (const row of group?.items ?? []) setSelected(row.entry.id, true);
     renderToolbar();
     announce(`${inbox.selected.size} selected`);

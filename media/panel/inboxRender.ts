@@ -46,6 +46,7 @@ const KIND_TEXT = { new: 'new', update: 'update', conflict: 'conflict' } as cons
 
 /** What an item is, in words: "proposal (update)", "agent entry", "imported entry". */
 export function itemKind(row: InboxItemRow): string {
+  if (row.origin === 'repository') return 'from the repository';
   if (row.origin === 'proposal') return `proposal (${KIND_TEXT[row.entry.proposal?.kind ?? 'new']})`;
   return row.origin === 'import' ? 'imported entry' : 'agent entry';
 }
@@ -55,8 +56,14 @@ export function approvable(row: InboxItemRow): boolean {
   return !row.entry.flagged;
 }
 
+/** The key a group's "Select" button and section carry: its session, or its repository folder. */
+export function groupKey(g: Pick<InboxGroupView, 'sessionKey' | 'repository'>): string {
+  return g.repository ? `repository:${g.repository.folder}` : (g.sessionKey ?? '');
+}
+
 /** The session a group stands for, for people. */
-export function groupName(g: Pick<InboxGroupView, 'sessionKey' | 'label'>): string {
+export function groupName(g: Pick<InboxGroupView, 'sessionKey' | 'label' | 'repository'>): string {
+  if (g.repository) return `From the repository (${g.repository.folder})`;
   if (g.sessionKey === null) return 'No session (imports and entries written without one)';
   return g.label ? `Session “${g.label}”` : `Session ${g.sessionKey}`;
 }
@@ -66,7 +73,11 @@ function provenanceLine(row: InboxItemRow, sessionName: string): HTMLElement {
   const e = row.entry;
   const from = e.proposal?.distilledFrom ?? e.provenance.distilledFrom;
   const line = h('p', { class: 'entry-meta muted inbox-provenance' });
-  if (from) {
+  if (row.origin === 'repository') {
+    // The committed line's approval is the team's claim: it counts for this person only once they accept it.
+    const claim = e.repositoryClaim;
+    line.append(icon('repo'), ` Approved by ${claim?.approvedBy ?? e.provenance.identity} in the repository — not by you yet; it reaches no model until you accept it`);
+  } else if (from) {
     line.append(icon('sparkle'), ' Distilled from ', h('span', { class: 'prov-session' }, sessionName), ', turn ', h('span', { class: 'prov-turn' }, String(from.turn)), ', by model ', h('code', { class: 'prov-model' }, from.model));
   } else if (row.origin === 'import') {
     line.append(icon('cloud-download'), ` Imported by ${e.provenance.identity}`);
@@ -291,7 +302,7 @@ export function inboxItemCard(row: InboxItemRow, ui: InboxUi, sessionName: strin
   const head = h('div', { class: 'entry-head' });
   head.append(h('input', { type: 'checkbox', class: 'select', 'data-action': 'inbox-select', checked: selected, tabindex: -1, 'aria-label': `Select ${e.title}`, title: 'Select (Space)' }));
   head.append(h('span', { class: 'entry-title' }, e.title));
-  head.append(badge(e.type, 'type'), badge(row.origin === 'proposal' ? (e.proposal?.kind ?? 'new') : row.origin === 'import' ? 'imported' : 'agent', `kind-${e.proposal?.kind ?? row.origin}`), badge(e.scope, 'scope'), ...folderBadge(e));
+  head.append(badge(e.type, 'type'), badge(row.origin === 'proposal' ? (e.proposal?.kind ?? 'new') : row.origin === 'import' ? 'imported' : row.origin === 'repository' ? 'from the repository' : 'agent', `kind-${e.proposal?.kind ?? row.origin}`), badge(e.scope, 'scope'), ...folderBadge(e));
   if (e.flagged) head.append(badge('flagged', 'flagged'));
   if (e.reviewed) head.append(badge('reviewed', 'reviewed'));
   card.append(head);
@@ -308,7 +319,9 @@ export function inboxItemCard(row: InboxItemRow, ui: InboxUi, sessionName: strin
   const can = approvable(row);
   const buttons = h('div', { class: 'actions', role: 'group', 'aria-label': `Actions on ${e.title}` });
   buttons.append(
-    keyed('Approve', 'A', { icon: 'check', action: 'inbox-approve', label: `Approve ${e.title}`, disabled: !can }),
+    row.origin === 'repository'
+      ? keyed('Accept', 'A', { icon: 'check', action: 'inbox-approve', label: `Accept ${e.title} from the repository`, disabled: !can })
+      : keyed('Approve', 'A', { icon: 'check', action: 'inbox-approve', label: `Approve ${e.title}`, disabled: !can }),
     keyed('Edit', 'E', { icon: 'edit', secondary: true, action: 'inbox-edit', label: `Edit ${e.title}, then approve` }),
     keyed('Reject', 'R', { icon: 'close', secondary: true, action: 'inbox-reject', label: `Reject ${e.title}` }),
     keyed('Merge', 'M', { icon: 'merge', secondary: true, action: 'inbox-merge', label: `Merge ${e.title} into an existing entry` }),
@@ -331,11 +344,17 @@ export function renderInboxGroups(container: HTMLElement, groups: readonly Inbox
   for (const g of groups) {
     const name = groupName(g);
     const c = g.counts;
-    const parts = [c.proposals > 0 ? `${c.proposals} ${c.proposals === 1 ? 'proposal' : 'proposals'}` : '', c.agentEntries > 0 ? `${c.agentEntries} agent ${c.agentEntries === 1 ? 'entry' : 'entries'}` : '', c.flagged > 0 ? `${c.flagged} flagged` : ''].filter(Boolean);
+    const parts = [c.fromRepository ? `${c.fromRepository} from the repository` : '', c.proposals > 0 ? `${c.proposals} ${c.proposals === 1 ? 'proposal' : 'proposals'}` : '', c.agentEntries - (c.fromRepository ?? 0) > 0 ? `${c.agentEntries - (c.fromRepository ?? 0)} agent ${c.agentEntries - (c.fromRepository ?? 0) === 1 ? 'entry' : 'entries'}` : '', c.flagged > 0 ? `${c.flagged} flagged` : ''].filter(Boolean);
     const selectAll = button(`Select ${g.items.length}`, { icon: 'check-all', secondary: true, action: 'inbox-select-group', label: `Select the ${g.items.length} items shown from ${name}` });
-    selectAll.dataset.session = g.sessionKey ?? '';
-    const groupEl = h('section', { class: 'inbox-group', 'data-session': g.sessionKey ?? '', 'aria-label': `${name}: ${c.total} waiting` });
-    groupEl.append(h('div', { class: 'inbox-group-head' }, h('h3', {}, icon(g.sessionKey === null ? 'inbox' : 'comment-discussion'), ' ', name), h('span', { class: 'muted' }, `${c.total} waiting${parts.length > 0 ? `: ${parts.join(', ')}` : ''}`), selectAll));
+    selectAll.dataset.session = groupKey(g);
+    const groupEl = h('section', { class: `inbox-group${g.repository ? ' inbox-repository' : ''}`, 'data-session': groupKey(g), 'aria-label': `${name}: ${c.total} waiting` });
+    const head = h('div', { class: 'inbox-group-head' }, h('h3', {}, icon(g.repository ? 'repo' : g.sessionKey === null ? 'inbox' : 'comment-discussion'), ' ', name), h('span', { class: 'muted' }, `${c.total} waiting${parts.length > 0 ? `: ${parts.join(', ')}` : ''}`), selectAll);
+    if (g.repository) {
+      const accept = button('Accept all from the repository', { icon: 'check-all', action: 'inbox-accept-repository', label: `Accept all ${c.total} from the repository of ${g.repository.folder} (flagged ones wait for a review)` });
+      accept.dataset.folder = g.repository.folder;
+      head.append(accept);
+      groupEl.append(head, h('p', { class: 'muted hint' }, 'Committed to the repository as approved. Whoever can commit chooses these lines and the name on them, so they reach no model until you accept them.'));
+    } else groupEl.append(head);
     const feed = h('div', { class: 'inbox-items', role: 'feed', 'aria-label': `Waiting from ${name}` });
     for (const row of g.items) {
       const card = inboxItemCard(row, ui, name);

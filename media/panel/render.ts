@@ -147,7 +147,7 @@ function entryHead(row: MemoryEntryRow, ui: RowUi, selectable: boolean): HTMLEle
   if (selectable) head.append(h('input', { type: 'checkbox', class: 'select', 'data-action': 'select', checked: ui.selected.has(e.id), 'aria-label': `Select ${e.title} for consolidation`, title: 'Select for consolidation' }));
   head.append(h('span', { class: 'entry-title' }, e.title));
   if (row.badge) head.append(badge(row.badge, row.badge));
-  head.append(badge(e.type, 'type'), badge(e.scope, 'scope'), ...folderBadge(e), badge(e.trust.state, `trust-${e.trust.state}`));
+  head.append(badge(e.type, 'type'), badge(e.scope, 'scope'), ...folderBadge(e), e.repositoryClaim ? badge('from the repository', 'trust-repository') : badge(e.trust.state, `trust-${e.trust.state}`));
   if (e.status && e.status !== 'active') head.append(badge(e.status, 'status'));
   else if (!isActiveEntry(e)) head.append(badge(e.consolidatedInto ? 'consolidated' : 'superseded', 'status'));
   if (e.flagged) head.append(badge('flagged', 'flagged'));
@@ -183,6 +183,7 @@ export function memoryRow(row: MemoryEntryRow, ui: RowUi, where: 'list' | 'flagg
   if (e.supersededBy) meta.push(`superseded by ${linked(row, e.supersededBy)}`);
   if (e.consolidatedInto) meta.push(`consolidated into ${linked(row, e.consolidatedInto)}`);
   if (e.consolidatedFrom?.length) meta.push(`consolidated from ${e.consolidatedFrom.map((id) => linked(row, id)).join(', ')}`);
+  if (e.repositoryClaim) meta.push(`approved by ${e.repositoryClaim.approvedBy} in the repository, not by you yet: no model sees it until you accept it`);
   if (e.conflictWith) meta.push(`edited on two machines at once: the other revision is ${linked(row, e.conflictWith)} (both kept; keep one and forget the other)`);
   card.append(h('p', { class: 'entry-meta muted' }, meta.join(' — ')));
   for (const w of e.wrongFlags.slice(-3)) card.append(h('p', { class: 'entry-meta muted' }, `Flagged wrong by ${w.by}: ${w.reason}`));
@@ -191,6 +192,8 @@ export function memoryRow(row: MemoryEntryRow, ui: RowUi, where: 'list' | 'flagg
   actions.append(button('Edit', { icon: 'edit', secondary: true, action: 'mem-edit', label: `Edit ${e.title}` }));
   // Approving a flagged entry would not clear its flag: only "Mark reviewed" does, so Approve is not offered.
   if (!e.flagged && e.trust.state !== 'approved') actions.append(button('Approve', { icon: 'check', action: 'mem-approve', label: `Approve ${e.title}` }));
+  // Approved in the repository's file only (the team's claim): it reaches no model until this person accepts it.
+  if (!e.flagged && e.repositoryClaim) actions.append(button('Accept', { icon: 'check', action: 'mem-approve', label: `Accept ${e.title} from the repository (approved there by ${e.repositoryClaim.approvedBy})` }));
   if (e.flagged) actions.append(button('Mark reviewed — not a threat', { icon: 'pass', secondary: true, action: 'mem-reviewed', label: `Mark ${e.title} reviewed — not a threat` }));
   actions.append(button('Flag wrong', { icon: 'report', secondary: true, action: 'mem-flag', label: `Flag ${e.title} as wrong` }));
   actions.append(button('Forget', { icon: 'trash', secondary: true, action: 'mem-forget', label: `Forget ${e.title}` }));

@@ -99,11 +99,16 @@ export interface MemoryEntryView {
   supersededInSession?: string;
   /** Set when a person rejected it (kept for the record; it reaches no model). */
   rejected?: { reason?: string; by: string; at: string };
+  /** Project memory approved in the repository's file, not yet by this person: the team's claim; it reaches no model until accepted. */
+  repositoryClaim?: { approvedBy: string; approvedAt?: string };
 }
 
-/** One item of the decision inbox: a pending proposal, or a pending entry an agent wrote or an import brought. */
+/**
+ * One item of the decision inbox: a pending proposal, a pending entry an agent wrote or an import brought, or a
+ * `repository` entry (approved in the committed memory.jsonl, not yet by this person: `approve` accepts it).
+ */
 export interface MemoryInboxItem {
-  origin: 'proposal' | 'agent' | 'import';
+  origin: 'proposal' | 'agent' | 'import' | 'repository';
   entry: MemoryEntryView;
   /** update or conflict: the entry it would supersede, as it is now (null: gone since). */
   target?: MemoryEntryView | null;
@@ -116,13 +121,15 @@ export interface MemoryInboxCounts {
   proposals: number;
   agentEntries: number;
   flagged: number;
+  /** Repository entries waiting to be accepted (absent when none). */
+  fromRepository?: number;
   updates: number;
   conflicts: number;
 }
 
 /** The inbox grouped by session (null: items that name none), newest first. */
 export interface MemoryInbox {
-  groups: { sessionKey: string | null; counts: MemoryInboxCounts; items: MemoryInboxItem[] }[];
+  groups: { sessionKey: string | null; counts: MemoryInboxCounts; items: MemoryInboxItem[]; repository?: { folder: string } }[];
   counts: MemoryInboxCounts;
 }
 

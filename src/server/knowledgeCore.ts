@@ -24,6 +24,7 @@ import type { CompiledBlock } from './delivery/knowledgeBlock';
 import { WorkspaceRoots, type KnowledgeFolder } from './workspaceRoots';
 import type { NoteIndex } from './notes/noteIndex';
 import type { ReviewStore } from './review/reviewStore';
+import { UserTrustStore } from './review/userTrust';
 
 export interface CoreOptions {
   /** The workspace's first folder: it names the sessions store (null: no folder open). */
@@ -52,6 +53,8 @@ export interface CoreOptions {
    * MCP server) keep their sessions in the per-user state folder (`agents/agentSessions.ts`).
    */
   sessionsIndexPath?: string;
+  /** This person's own record of approvals (default: the per-user state folder's, `review/userTrust.ts`). */
+  userTrust?: UserTrustStore;
 }
 
 export const DEFAULT_BUDGET_TOKENS = 8000;
@@ -89,6 +92,8 @@ export class KnowledgeCore {
           onProblem: (p) => this.problem(p),
           onProblemsResolved: (where) => this.resolveProblems(where),
           verdictsPath: join(dirname(sessionsPath(options.globalStoragePath, options.workspaceFolder)), 'verdicts.json'),
+          // The person's own approvals: a project entry (the repository's file) reaches a model only with one.
+          userTrust: options.userTrust ?? new UserTrustStore(undefined, (p) => this.problem(p)),
           ...(options.log ? { log: options.log } : {}),
         })
       : null;

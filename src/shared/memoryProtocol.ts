@@ -44,6 +44,7 @@ import {
   InboxMergeParamsSchema,
   InboxParamsSchema,
   InboxRejectParamsSchema,
+  InboxAcceptRepositoryParamsSchema,
   type DistillSubmitResult,
   type InboxBulkResult,
   type InboxCounts,
@@ -107,6 +108,13 @@ export const MemoryInboxApproveRequest = defineRequest('knowledge/memory/inbox/a
  * edited text is flagged the approval is refused (`flagged`) and the edited item stays in the inbox.
  */
 export const MemoryInboxApproveEditedRequest = defineRequest('knowledge/memory/inbox/approveEdited', InboxApproveEditedParamsSchema)<MemoryEntryView>();
+/**
+ * "Accept all from the repository": every project entry of one folder (by name; every folder when none is named) whose
+ * committed line says approved and that this person has not approved or accepted here. Records this person's
+ * acceptance of each revision in their own record; the committed file is not changed. Flagged ones are refused
+ * (`flagged`) until reviewed. Accepting one item is MemoryInboxApproveRequest with its id.
+ */
+export const MemoryInboxAcceptRepositoryRequest = defineRequest('knowledge/memory/inbox/acceptRepository', InboxAcceptRepositoryParamsSchema)<InboxBulkResult>();
 /** Rejects inbox items in bulk, keeping the optional reason. A rejected item is kept for the record, reaches no model, and a later distillation does not propose it again. */
 export const MemoryInboxRejectRequest = defineRequest('knowledge/memory/inbox/reject', InboxRejectParamsSchema)<InboxBulkResult>();
 /**

@@ -113,6 +113,11 @@ export const MemoryEntryViewSchema = z.object({
   folder: z.string().optional(),
   /** Another revision of this entry, edited on another machine at the same time, arrived by Settings Sync: its id. */
   conflictWith: z.string().optional(),
+  /**
+   * Project memory whose line says approved while this person never approved (or accepted) this revision here: the
+   * team's claim ("approved by <approvedBy> in the repository"). It reaches no model until accepted in the inbox.
+   */
+  repositoryClaim: z.object({ approvedBy: z.string(), approvedAt: z.string().optional() }).optional(),
 });
 export type MemoryEntryView = z.infer<typeof MemoryEntryViewSchema>;
 
@@ -313,7 +318,7 @@ export type FieldDiff = z.infer<typeof FieldDiffSchema>;
  * instruction and which rule matched: such an item is never approved silently (see MemoryInboxApproveRequest).
  */
 export const InboxItemSchema = z.object({
-  origin: z.enum(['proposal', 'agent', 'import']),
+  origin: z.enum(['proposal', 'agent', 'import', 'repository']),
   entry: MemoryEntryViewSchema,
   /** update or conflict: the target as it is now; null when it is gone (approving then adds the proposal as new). */
   target: MemoryEntryViewSchema.nullable().optional(),
@@ -331,13 +336,21 @@ export const InboxCountsSchema = z.object({
   /** Pending entries written by agents or brought by an import. */
   agentEntries: z.number().int(),
   flagged: z.number().int(),
+  /** Project entries approved in the repository's file, waiting for this person to accept them (part of agentEntries); absent when none. */
+  fromRepository: z.number().int().optional(),
   updates: z.number().int(),
   conflicts: z.number().int(),
 });
 export type InboxCounts = z.infer<typeof InboxCountsSchema>;
 
 /** The items of one session (null: items that name no session — imports, API writes without one). */
-export const InboxGroupSchema = z.object({ sessionKey: z.string().nullable(), counts: InboxCountsSchema, items: z.array(InboxItemSchema) });
+export const InboxGroupSchema = z.object({
+  sessionKey: z.string().nullable(),
+  counts: InboxCountsSchema,
+  items: z.array(InboxItemSchema),
+  /** The items from one folder's repository (approved in its committed memory.jsonl, not by this person): accept them together. */
+  repository: z.object({ folder: z.string() }).optional(),
+});
 export type InboxGroup = z.infer<typeof InboxGroupSchema>;
 
 export const InboxParamsSchema = z
@@ -379,6 +392,8 @@ export type DistillSubmitResult = z.infer<typeof DistillSubmitResultSchema>;
 
 export const InboxIdsParamsSchema = z.object({ ids: z.array(Id).min(1).max(1000) }).strict();
 export type InboxIdsParams = z.infer<typeof InboxIdsParamsSchema>;
+export const InboxAcceptRepositoryParamsSchema = z.object({ folder: FolderName.optional() }).strict();
+export type InboxAcceptRepositoryParams = z.infer<typeof InboxAcceptRepositoryParamsSchema>;
 export const InboxRejectParamsSchema = z.object({ ids: z.array(Id).min(1).max(1000), reason: z.string().trim().max(500).optional() }).strict();
 export type InboxRejectParams = z.input<typeof InboxRejectParamsSchema>;
 

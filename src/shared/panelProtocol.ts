@@ -82,6 +82,11 @@ export const PanelParamsSchemas = {
   'inbox/list': z.object({ offset: z.number().int().min(0).max(10_000_000).default(0), limit: z.number().int().min(1).max(1000).default(200) }).strict(),
   /** Approve inbox items (one, or a selection). Answers the per-id outcome: a flagged, unreviewed item is refused (`flagged`). */
   'inbox/approve': z.object({ ids: z.array(MemoryId).min(1).max(1000) }).strict(),
+  /**
+   * "Accept all from the repository" for one folder (by name): the project entries its committed memory.jsonl says are
+   * approved that this person has not accepted yet. Answers the per-id outcome (a flagged one is refused).
+   */
+  'inbox/acceptRepository': z.object({ folder: z.string().min(1).max(200) }).strict(),
   /** Save the person's edit of one item, then approve it (`asNew`: leave an update's or a conflict's target alone). */
   'inbox/approveEdited': InboxApproveEditedParamsSchema,
   /** Reject inbox items with an optional reason, which is kept on each. Answers the per-id outcome. */
@@ -208,6 +213,8 @@ export interface InboxItemRow extends InboxItem {
 /** The items of one session. `label`: the session's label for people (absent: unlabelled or no longer stored). */
 export interface InboxGroupView {
   sessionKey: string | null;
+  /** The items from one folder's repository (approved in its committed memory.jsonl, not yet by this person). */
+  repository?: { folder: string };
   label?: string;
   counts: InboxCounts;
   items: InboxItemRow[];
@@ -257,6 +264,7 @@ export interface PanelResults {
   'memory/import': (ImportResult & { summary: string }) | null;
   'inbox/list': InboxPage;
   'inbox/approve': InboxBulkResult;
+  'inbox/acceptRepository': InboxBulkResult;
   'inbox/approveEdited': MemoryEntryView;
   'inbox/reject': InboxBulkResult;
   'inbox/merge': MemoryEntryView;

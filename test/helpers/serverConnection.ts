@@ -1,6 +1,8 @@
 /** Starts the real bundled language server (`dist/server.js`) as a child process over IPC, like the client does. */
 import { fork, type ChildProcess } from 'node:child_process';
-import { resolve } from 'node:path';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { IPCMessageReader, IPCMessageWriter, createMessageConnection, type MessageConnection } from 'vscode-languageserver-protocol/node';
 import { InitializeRequest, InitializedNotification, ShutdownRequest, ExitNotification, type InitializeParams } from 'vscode-languageserver-protocol';
 import type { InitializationOptions, StoreProblem } from '../../src/shared/schemas';
@@ -18,9 +20,12 @@ export interface RunningServer {
 /**
  * `env`: added to this process's environment for the server (test hooks, e.g. `SK_TEST_HOOKS`, `SK_TEST_SLOW_MS`);
  * `init`: fields of the `initialize` params to send instead of the defaults (client capabilities, workspace folders).
+ * The per-user state folder (this person's trust record) is isolated: beside the storage folder unless `env` names one,
+ * so a restart over the same storage keeps it, and no test writes the machine's real one.
  */
 export async function startRealServer(options: InitializationOptions, env: Record<string, string> = {}, init: Partial<InitializeParams> = {}): Promise<RunningServer> {
-  const child = fork(resolve(__dirname, '../../dist/server.js'), ['--node-ipc'], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: { ...process.env, ...env } });
+  const state = env.SESSION_KNOWLEDGE_STATE_DIR ?? (options.globalStoragePath ? join(dirname(options.globalStoragePath), 'sk-state') : mkdtempSync(join(tmpdir(), 'sk-state-')));
+  const child = fork(resolve(__dirname, '../../dist/server.js'), ['--node-ipc'], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: { ...process.env, SESSION_KNOWLEDGE_STATE_DIR: state, ...env } });
   // Read stderr as VS Code's client does: an unread pipe fills up (64 KiB) and then blocks the server's writes.
   let stderrTail = '';
   child.stderr?.on('data', (d: Buffer) => (stderrTail = (stderrTail + d.toString('utf8')).slice(-16_384)));

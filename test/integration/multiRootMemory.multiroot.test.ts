@@ -61,6 +61,10 @@ suite('a multi-root workspace: project memory per folder', () => {
     assert.deepEqual(rows.slice(0, 3).map((r) => r.folder), ['app', 'infra', 'docs']);
     assert.equal(rows[1]!.path, memoryFile('infra'));
 
+    // The teammates' committed entries count for this person once accepted (the committed approval is only their claim).
+    assert.equal(byId.get('mem_app_pnpm')?.repositoryClaim?.approvedBy, 'dev', 'the fixture\'s committer');
+    await api.memory!.approve('mem_app_pnpm');
+    await api.memory!.approve('mem_infra_state');
     const key = await api.sessions.create({ pins: { notes: ['app/.knowledge/notes/setup.md'], plans: [] } });
     const block = await waitFor(async () => {
       const b = await api.delivery.resolvePending(key);
@@ -88,6 +92,8 @@ suite('a multi-root workspace: project memory per folder', () => {
     const pulled = await waitFor(async () => (await api.memory!.list({ folder: 'infra' })).find((e) => e.id === 'mem_infra_pulled'), 'the pulled entry');
     assert.equal(pulled.folder, 'infra');
     assert.equal(pulled.flagged, false);
+    assert.equal(pulled.repositoryClaim?.approvedBy, 'teammate', 'from the repository: waiting for this person to accept it');
+    assert.equal(await api.memory!.read('mem_infra_pulled'), undefined, 'no model reads it until accepted');
   });
 
   test('a folder added at run time brings its project memory; removed, its entries leave', async () => {

@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync
 import { join, resolve } from 'node:path';
 import { tempWorkspace } from '../helpers/tempWorkspace';
 import { MemoryService } from '../../src/server/memory/memoryService';
+import { UserTrustStore } from '../../src/server/review/userTrust';
 import { writeMemorySwitch } from '../../src/server/memory/memorySwitch';
 import { defaultScan } from '../../src/server/threat/scanForBlock';
 import type { ThreatFinding } from '../../src/server/threat/threatScanner';
@@ -232,7 +233,8 @@ test('hook install refuses a settings file that is not JSON and leaves it as it 
 test('with the memory flag and memory turned on, the hook block carries the memory index; with the switch off it does not', async () => {
   const t = setup();
   assert.equal(t.cli(['pin', '.knowledge/notes/setup.md']).code, 0);
-  const memory = new MemoryService({ workspaceFolder: t.workspace, globalStoragePath: t.storage, scan: (text) => defaultScan(text) as readonly ThreatFinding[], reviews: null });
+  // This person's own record, where the hook reads it ($XDG_STATE_HOME/session-knowledge/trust): remembering as a person records the approval.
+  const memory = new MemoryService({ workspaceFolder: t.workspace, globalStoragePath: t.storage, scan: (text) => defaultScan(text) as readonly ThreatFinding[], reviews: null, userTrust: new UserTrustStore(join(t.state, 'session-knowledge', 'trust')) });
   await memory.configure({ on: true });
   await memory.remember({ scope: 'project', type: 'decision', title: 'Ship on Tuesdays', source: 'human' });
   const flagOn = { SESSION_KNOWLEDGE_MEMORY_ENABLE: '1' };

@@ -86,7 +86,7 @@ const onDisk = (id, pred, message, file) => waitFor(() => { const e = line(id, f
 
 /** A second real language server on the same workspace and storage (a second window): it seeds through the protocol. */
 async function seedServer(workspace, globalStoragePath) {
-  const child = fork(join(repoRoot, 'dist/server.js'), ['--node-ipc'], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: { ...process.env, SESSION_KNOWLEDGE_MEMORY_ENABLE: '1' } });
+  const child = fork(join(repoRoot, 'dist/server.js'), ['--node-ipc'], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: { ...process.env, SESSION_KNOWLEDGE_MEMORY_ENABLE: '1', SESSION_KNOWLEDGE_STATE_DIR: w.state } });
   child.stderr.on('data', () => {});
   const connection = createMessageConnection(new IPCMessageReader(child), new IPCMessageWriter(child));
   connection.onNotification(() => {});
@@ -127,14 +127,16 @@ before(async () => {
   writeFileSync(join(workspace, '.knowledge/memory.jsonl'), SEED.map((e) => JSON.stringify(e)).join('\n') + '\n');
   const userDataDir = join(scratch, 'user-data');
   writeUserSettings(userDataDir, { ...QUIET_SETTINGS, 'workbench.colorTheme': 'Default Dark Modern' });
-  const server = await startCodeServer({ folder: workspace, userDataDir, env: { SESSION_KNOWLEDGE_MEMORY_ENABLE: '1' } });
+  // This person's trust record (their approvals), shared by the workbench's server and the seeding one.
+  const state = join(scratch, 'state');
+  const server = await startCodeServer({ folder: workspace, userDataDir, env: { SESSION_KNOWLEDGE_MEMORY_ENABLE: '1', SESSION_KNOWLEDGE_STATE_DIR: state } });
   const browser = await launchBrowser();
   const page = await newWorkbenchPage(browser, { width: 1500, height: 1000 });
   const consoleLines = [];
   const dialogs = [];
   page.on('console', (m) => consoleLines.push(m.text()));
   page.on('dialog', (d) => { dialogs.push(d.message()); void d.dismiss().catch(() => {}); });
-  w = { scratch, workspace, userDataDir, server, browser, page, consoleLines, dialogs };
+  w = { scratch, workspace, userDataDir, state, server, browser, page, consoleLines, dialogs };
   await page.goto(workbenchUrl(server, { folder: workspace, extensionDevelopmentPaths: [extensionDir] }));
   await withFailureShot('setup', async () => {
     const frame = await openPanel(page);
@@ -144,6 +146,9 @@ before(async () => {
 
     const seeder = await seedServer(workspace, join(userDataDir, 'User', 'globalStorage', EXTENSION_ID));
     try {
+      // The seeded approved lines are the teammates' committed entries: this person accepted them before these tests.
+      const accepted = await seeder.request('knowledge/memory/inbox/acceptRepository', {});
+      assert.deepEqual(accepted.done.map((e) => e.id).sort(), ['t-db', 't-merge', 't-node']);
       sessions.A = (await seeder.request('knowledge/sessions/create', { label: 'Refactor the store', origin: 'chat' })).key;
       sessions.B = (await seeder.request('knowledge/sessions/create', { label: 'Fix the flaky tests', origin: 'chat' })).key;
       for (const [key, proposals, model] of [[sessions.A, SESSION_A, 'fake-distiller-1'], [sessions.B, SESSION_B, 'fake-distiller-2']]) {
@@ -476,4 +481,26 @@ test('a hostile inbox message is refused with invalid-message and changes nothin
   assert.equal(readFileSync(memFile(), 'utf8'), before, 'memory.jsonl unchanged');
   assert.deepEqual(w.dialogs, [], 'no dialog opened');
   assert.deepEqual(w.consoleLines.filter((l) => l.includes('sk-inbox-')), [], 'stored script text never ran');
+}));
+
+test('an entry a pull brings with an approved state waits in its own group "from the repository", naming the team\'s approver; Accept all records this person\'s acceptance', { timeout: 120_000 }, () => withFailureShot('repository', async () => {
+  const { page } = w;
+  const frame = await openPanel(page);
+  const pulled = entry('t-pulled', 'Deploys need the VPN', 'Connect to the office VPN before a deploy.');
+  pulled.provenance = { sourceKind: 'human', identity: 'teammate', at: OLD };
+  pulled.trust = { state: 'approved', approvedBy: 'teammate', approvedAt: OLD };
+  const before = readFileSync(memFile(), 'utf8');
+  writeFileSync(memFile(), `${before}${JSON.stringify(pulled)}\n`);
+  const card = inboxCard(frame, 't-pulled');
+  await card.waitFor({ timeout: T });
+  const group = frame.locator('#inbox-list section.inbox-repository');
+  assert.match((await group.locator('h3').textContent()) ?? '', /From the repository/);
+  assert.equal(await card.getAttribute('data-origin'), 'repository');
+  assert.match((await card.getAttribute('aria-label')) ?? '', /^from the repository: Deploys need the VPN/);
+  assert.match((await card.locator('.inbox-provenance').textContent()) ?? '', /Approved by teammate in the repository — not by you yet/);
+  await card.getByRole('button', { name: 'Accept Deploys need the VPN from the repository' }).waitFor({ timeout: T });
+  await group.getByRole('button', { name: /^Accept all 1 from the repository/ }).click();
+  await waitFor(async () => (await card.count()) === 0, { timeoutMs: T, message: 'accepted: out of the inbox' });
+  assert.match(readFileSync(join(w.state, 'trust', 'records.json'), 'utf8'), /"id": "t-pulled"[\s\S]*"how": "accepted"/);
+  assert.equal(readFileSync(memFile(), 'utf8'), `${before}${JSON.stringify(pulled)}\n`, 'the committed file is not rewritten');
 }));

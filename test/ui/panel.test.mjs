@@ -79,7 +79,7 @@ async function openWorkbench({ flag, theme }) {
   const userDataDir = join(scratch, 'user-data');
   writeUserSettings(userDataDir, { ...QUIET_SETTINGS, 'workbench.colorTheme': theme });
   const sessions = writeSession(userDataDir, workspace);
-  const env = flag ? { SESSION_KNOWLEDGE_MEMORY_ENABLE: '1' } : {};
+  const env = { SESSION_KNOWLEDGE_STATE_DIR: join(scratch, 'state'), ...(flag ? { SESSION_KNOWLEDGE_MEMORY_ENABLE: '1' } : {}) };
   const server = await startCodeServer({ folder: workspace, userDataDir, env });
   const browser = await launchBrowser();
   const page = await newWorkbenchPage(browser, { width: 1500, height: 1000 });

@@ -172,7 +172,7 @@ before(async () => {
   writeFileSync(join(workspace, '.knowledge/memory.jsonl'), SEED.map((e) => JSON.stringify(e)).join('\n') + '\n');
   const userDataDir = join(scratch, 'user-data');
   writeUserSettings(userDataDir, { ...QUIET_SETTINGS, 'workbench.colorTheme': 'Default High Contrast' });
-  const server = await startCodeServer({ folder: workspace, userDataDir, env: { SESSION_KNOWLEDGE_MEMORY_ENABLE: '1' } });
+  const server = await startCodeServer({ folder: workspace, userDataDir, env: { SESSION_KNOWLEDGE_MEMORY_ENABLE: '1', SESSION_KNOWLEDGE_STATE_DIR: join(scratch, 'state') } });
   const browser = await launchBrowser();
   const page = await newWorkbenchPage(browser, { width: 1500, height: 1000 });
   const consoleLines = [];

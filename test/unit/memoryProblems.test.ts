@@ -5,6 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { UserTrustStore } from '../../src/server/review/userTrust';
 import { KnowledgeCore } from '../../src/server/knowledgeCore';
 import { memoryPaths } from '../../src/server/memory/memoryService';
 import type { StoreProblem } from '../../src/shared/schemas';
@@ -15,7 +17,7 @@ const good = JSON.stringify({ id: 'g', title: 'Good entry', createdAt: '2026-01-
 async function core() {
   const d = tempWorkspace('sk-memhealth-');
   const notified: StoreProblem[] = [];
-  const c = new KnowledgeCore({ workspaceFolder: d.workspace, globalStoragePath: d.storage, memoryEnabled: true, onProblem: (p) => notified.push(p) });
+  const c = new KnowledgeCore({ workspaceFolder: d.workspace, globalStoragePath: d.storage, memoryEnabled: true, userTrust: new UserTrustStore(join(d.storage, '..', 'state', 'trust')), onProblem: (p) => notified.push(p) });
   await c.load();
   await c.memory!.configure({ on: true });
   return { ...d, core: c, notified, paths: memoryPaths(d.workspace, d.storage) };

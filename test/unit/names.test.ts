@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { UserTrustStore } from '../../src/server/review/userTrust';
 import { KnowledgeCore } from '../../src/server/knowledgeCore';
 import { isNameFinding, nameAsWords, nameFindings } from '../../src/server/threat/names';
 import { scanKnowledgeText } from '../../src/server/threat/scanForBlock';
@@ -90,9 +91,11 @@ test('a folder whose name reads as an instruction (a .code-workspace names it): 
     workspaceFolders: [{ name: 'app', path: paths.app! }, { name: HOSTILE_FOLDER, path: paths.evil! }],
     globalStoragePath: storage,
     memoryEnabled: true,
+    userTrust: new UserTrustStore(join(storage, '..', 'state', 'trust')),
   });
   await core.load();
   await core.memory!.configure({ on: true });
+  await core.memory!.acceptRepository(); // the teammates' committed entries, accepted by this person
   const evilId = `${HOSTILE_FOLDER}/.knowledge/notes/deploy.md`;
   assert.ok(core.listItems().find((i) => i.id === evilId)!.flaggedRules.length > 0);
 

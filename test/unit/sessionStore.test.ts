@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { UserTrustStore } from '../../src/server/review/userTrust';
 import { KnowledgeCore, sessionsPath } from '../../src/server/knowledgeCore';
 import { sessionFileName, sessionsDirOf } from '../../src/server/store/sessionStore';
 import { SESSIONS_SCHEMA_VERSION } from '../../src/server/store/schemas';
@@ -158,7 +159,7 @@ test('two processes writing the same session lose nothing; writing different ses
 
 test('retention removes sessions idle for N days, with their pins, delivery records and session memory; active ones stay', async () => {
   const d = dirs();
-  const core = new KnowledgeCore({ workspaceFolder: d.workspace, globalStoragePath: d.storage, memoryEnabled: true });
+  const core = new KnowledgeCore({ workspaceFolder: d.workspace, globalStoragePath: d.storage, memoryEnabled: true, userTrust: new UserTrustStore(join(d.storage, '..', 'state', 'trust')) });
   await core.load();
   await core.memory!.configure({ on: true });
   const old = await core.sessionService.create({ label: 'old' });

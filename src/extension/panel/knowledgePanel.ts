@@ -19,6 +19,7 @@ import {
   MemoryImportRequest,
   MemoryInboxApproveEditedRequest,
   MemoryInboxApproveRequest,
+  MemoryInboxAcceptRepositoryRequest,
   MemoryInboxMergeRequest,
   MemoryInboxRejectRequest,
   MemoryListRequest,
@@ -279,6 +280,7 @@ class KnowledgePanelProvider implements vscode.WebviewViewProvider, vscode.Dispo
         return inboxPage(client, p.offset, p.limit);
       },
       'inbox/approve': async (p) => changed(await client.sendRequest(MemoryInboxApproveRequest.type, p)),
+      'inbox/acceptRepository': async (p) => changed(await client.sendRequest(MemoryInboxAcceptRepositoryRequest.type, p)),
       'inbox/approveEdited': async (p) => changed(await client.sendRequest(MemoryInboxApproveEditedRequest.type, p)),
       'inbox/reject': async (p) => changed(await client.sendRequest(MemoryInboxRejectRequest.type, p)),
       'inbox/merge': async (p) => changed(await client.sendRequest(MemoryInboxMergeRequest.type, p)),

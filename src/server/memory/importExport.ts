@@ -4,6 +4,7 @@
  */
 import type { ImportResult, MemoryScope } from '../../shared/memorySchemas';
 import { currentUser } from '../review/reviewStore';
+import { approvedForMe } from './approvals';
 import { MemoryError } from './errors';
 import { exportJson, exportMarkdown, parseJsonImport, parseMarkdownImport, type ImportCandidate } from './exchange';
 import { capCheck, superseded, supersedeTargets } from './lifecycle';
@@ -21,7 +22,7 @@ export async function exportScope(st: MemoryState, scope: MemoryScope, format: '
   if (format === 'json') return exportJson(s.entries);
   // Markdown is what agents read: only what any session may see (approved, unflagged, active, unaged).
   const now = st.now().getTime();
-  const shareable = s.entries.filter((e) => e.trust.state === 'approved' && isActive(e) && e.wrongFlags.length === 0 && !isAged(st, e, now) && !judge(st, e).flagged);
+  const shareable = s.entries.filter((e) => approvedForMe(st, e) && isActive(e) && e.wrongFlags.length === 0 && !isAged(st, e, now) && !judge(st, e).flagged);
   return exportMarkdown(shareable, scope, s.entries.length - shareable.length, st.now());
 }
 

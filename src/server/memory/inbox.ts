@@ -32,21 +32,33 @@ import { isActive, zodToMemoryError, type MemoryState, type ScopeState } from '.
 import { refuseSecrets } from './secrets';
 import { fieldDiffs } from './textDiff';
 import { judge, toView, viewNow } from './visibility';
+import { fromRepository, recordApprovals } from './approvals';
 
-/** A pending entry still waiting for a person: not superseded, consolidated or archived; rejected ones only on request. */
-export function inInbox(e: StoredEntry, includeRejected = false): boolean {
-  if (e.trust.state !== 'pending') return false;
+/**
+ * A pending entry still waiting for a person, or a project entry approved only in the repository's file (with `st`:
+ * see approvals.ts): not superseded, consolidated or archived; rejected ones only on request.
+ */
+export function inInbox(e: StoredEntry, includeRejected = false, st?: MemoryState): boolean {
+  if (e.trust.state !== 'pending' && !(st && fromRepository(st, e))) return false;
   if (e.supersededBy || e.consolidatedInto || e.status === 'archived' || e.status === 'superseded') return false;
   return includeRejected || !isRejected(e);
 }
 
-export function originOf(e: StoredEntry): InboxItem['origin'] {
+export function originOf(e: StoredEntry, st?: MemoryState): InboxItem['origin'] {
+  if (st && fromRepository(st, e)) return 'repository';
   if (isPendingProposal(e)) return 'proposal';
   return e.provenance.sourceKind === 'import' ? 'import' : 'agent';
 }
 
-/** The session an item belongs to: the distilled session of a proposal, else the session that wrote it (null: none). */
-export function groupKeyOf(e: StoredEntry): string | null {
+/** Group keys of repository items (one group per folder) start with this; never a session key (those have no U+0001). */
+const REPO_GROUP = '\u0001repository\u0001';
+
+/**
+ * The session an item belongs to: the distilled session of a proposal, else the session that wrote it (null: none).
+ * A repository item: its folder's repository group (the session its line names is the repository's say, not ours).
+ */
+export function groupKeyOf(e: StoredEntry, st?: MemoryState): string | null {
+  if (st && fromRepository(st, e)) return `${REPO_GROUP}${st.storeOf(e).folder?.name ?? ''}`;
   const p = proposalOf(e);
   if (p) return p.distilledFrom.sessionKey;
   return e.provenance.sessionKey ?? e.sessionKey ?? null;
@@ -56,7 +68,7 @@ export function groupKeyOf(e: StoredEntry): string | null {
 export function itemView(st: MemoryState, e: StoredEntry, now: number): InboxItem {
   const entry = toView(st, e, now);
   const p = proposalOf(e);
-  if (!p || p.kind === 'new' || !p.target) return { origin: originOf(e), entry };
+  if (!p || p.kind === 'new' || !p.target) return { origin: originOf(e, st), entry };
   const home = st.storeOf(e);
   const t = home.loaded ? home.byId.get(p.target) : undefined;
   if (!t) return { origin: 'proposal', entry, target: null };
@@ -75,6 +87,7 @@ function count(st: MemoryState, c: InboxCounts, e: StoredEntry): void {
     if (kind === 'update') c.updates += 1;
     else if (kind === 'conflict') c.conflicts += 1;
   } else c.agentEntries += 1;
+  if (fromRepository(st, e)) c.fromRepository = (c.fromRepository ?? 0) + 1;
   if (judge(st, e).flagged) c.flagged += 1;
 }
 
@@ -91,7 +104,7 @@ export async function inboxCounts(st: MemoryState): Promise<InboxCounts> {
   const c = emptyCounts();
   if (!st.config.on) return c;
   await st.refresh();
-  for (const e of st.allOrdered()) if (inInbox(e)) count(st, c, e);
+  for (const e of st.allOrdered()) if (inInbox(e, false, st)) count(st, c, e);
   return c;
 }
 
@@ -104,10 +117,10 @@ export async function inbox(st: MemoryState, params: InboxParams = {}): Promise<
   const counts = emptyCounts();
   const groups = new Map<string | null, { items: StoredEntry[]; counts: InboxCounts; newest: string }>();
   for (const e of st.allOrdered()) {
-    if (!inInbox(e, p.includeRejected)) continue;
+    if (!inInbox(e, p.includeRejected, st)) continue;
     const rejected = isRejected(e);
     if (!rejected) count(st, counts, e);
-    const key = groupKeyOf(e);
+    const key = groupKeyOf(e, st);
     if (p.sessionKey !== undefined && key !== p.sessionKey) continue;
     let g = groups.get(key);
     if (!g) groups.set(key, (g = { items: [], counts: emptyCounts(), newest: e.createdAt }));
@@ -129,7 +142,8 @@ export async function inbox(st: MemoryState, params: InboxParams = {}): Promise<
     const page = g.items.sort(itemOrder).slice(skip, skip + room);
     skip = 0;
     room -= page.length;
-    out.push({ sessionKey, counts: g.counts, items: page.map((e) => itemView(st, e, now)) });
+    const repository = sessionKey?.startsWith(REPO_GROUP) ? { folder: sessionKey.slice(REPO_GROUP.length) } : undefined;
+    out.push({ sessionKey: repository ? null : sessionKey, counts: g.counts, items: page.map((e) => itemView(st, e, now)), ...(repository ? { repository } : {}) });
   }
   return { groups: out, counts, total };
 }
@@ -186,8 +200,8 @@ async function bulk(st: MemoryState, ids: readonly string[], step: (e: StoredEnt
   return out;
 }
 
-function assertWaiting(e: StoredEntry): void {
-  if (!inInbox(e)) {
+function assertWaiting(st: MemoryState, e: StoredEntry): void {
+  if (!inInbox(e, false, st)) {
     const why = isRejected(e) ? 'it was rejected' : e.trust.state !== 'pending' ? `it is ${e.trust.state}` : 'it was superseded or merged';
     throw new MemoryError('invalid', `"${e.title}" (${e.id}) is not waiting in the inbox: ${why}.`);
   }
@@ -219,8 +233,18 @@ export async function approveItems(st: MemoryState, ids: readonly string[], by?:
   const at = st.now().toISOString();
   const approvedBy = by ?? currentUser();
   const counts = new Map<string, number>();
-  const outcome = await bulk(st, ids, (e, map, entries) => {
-    assertWaiting(e);
+  st.assertWritable();
+  await st.refresh();
+  // Repository items: their line already says approved; accepting records this person's approval, the file stays as committed.
+  const fromRepo = new Set(ids.filter((id) => {
+    const e = st.find(id);
+    return e !== undefined && fromRepository(st, e);
+  }));
+  const accepted = fromRepo.size > 0 ? await acceptFromRepository(st, [...fromRepo], 'accepted') : { done: [], refused: [] };
+  const rest = ids.filter((id) => !fromRepo.has(id));
+  if (rest.length === 0) return accepted;
+  const outcome = await bulk(st, rest, (e, map, entries) => {
+    assertWaiting(st, e);
     assertNotFlagged(st, e, 'approved');
     const p = proposalOf(e);
     const target = p && p.kind !== 'new' && p.target ? map.get(p.target) : undefined;
@@ -239,7 +263,45 @@ export async function approveItems(st: MemoryState, ids: readonly string[], by?:
     const old: StoredEntry = { ...superseded(target, e.id, at), supersededInSession: p!.distilledFrom.sessionKey };
     return { done: next, also: [old] };
   });
-  return { done: outcome.done.map((e) => viewNow(st, e)), refused: outcome.refused };
+  await recordApprovals(st, outcome.done, 'self', approvedBy);
+  return { done: [...accepted.done, ...outcome.done.map((e) => viewNow(st, e))], refused: [...accepted.refused, ...outcome.refused] };
+}
+
+/**
+ * Accepts project entries approved in the repository's file (the team's claim): records this person's approval of
+ * each revision (`accepted`, or `self` after an edit), never rewriting the committed line. Flagged ones are refused
+ * until reviewed, like every other inbox item.
+ */
+async function acceptFromRepository(st: MemoryState, ids: readonly string[], how: 'accepted' | 'self', by?: string): Promise<InboxBulkResult> {
+  const out: InboxBulkResult = { done: [], refused: [] };
+  const ok: StoredEntry[] = [];
+  for (const id of ids) {
+    const e = st.find(id);
+    try {
+      if (!e) throw new MemoryError('not-found', `No memory entry has the id ${id}.`);
+      assertWaiting(st, e);
+      assertNotFlagged(st, e, how === 'accepted' ? 'accepted' : 'approved');
+      ok.push(e);
+    } catch (err) {
+      if (!MemoryError.is(err)) throw err;
+      out.refused.push({ id, reason: err.reason, message: err.message });
+    }
+  }
+  await recordApprovals(st, ok, how, by);
+  out.done = ok.map((e) => viewNow(st, e));
+  return out;
+}
+
+/**
+ * "Accept all from the repository" for one folder (by name; every folder when none is named): each project entry
+ * approved in its committed memory.jsonl and not yet by this person. Flagged ones are refused until reviewed.
+ */
+export async function acceptRepository(st: MemoryState, folder?: string): Promise<InboxBulkResult> {
+  st.assertWritable();
+  await st.refresh();
+  const stores = folder === undefined ? st.storesOf('project') : [st.target('project', folder)];
+  const ids = stores.flatMap((s) => (s.loaded ? s.entries.filter((e) => inInbox(e, false, st) && fromRepository(st, e)).map((e) => e.id) : []));
+  return acceptFromRepository(st, ids, 'accepted');
 }
 
 /** Rejects inbox items, keeping the reason: stored for the record, never reaching a model, out of the inbox. */
@@ -248,7 +310,7 @@ export async function rejectItems(st: MemoryState, ids: readonly string[], reaso
   const who = by ?? currentUser();
   const why = reason?.trim();
   const outcome = await bulk(st, ids, (e) => {
-    assertWaiting(e);
+    assertWaiting(st, e);
     return { done: { ...e, rejected: { ...(why ? { reason: why } : {}), by: who, at }, updatedAt: at } };
   });
   return { done: outcome.done.map((e) => viewNow(st, e)), refused: outcome.refused };
@@ -263,14 +325,14 @@ export async function approveEdited(st: MemoryState, params: InboxApproveEditedP
   const p = zodToMemoryError(InboxApproveEditedParamsSchema, params);
   st.assertWritable();
   const found = await st.findOrThrow(p.id);
-  assertWaiting(found);
+  assertWaiting(st, found);
   const tags = p.edits.tags ? normalizeTags(p.edits.tags) : undefined;
   refuseSecrets({ ...(p.edits.title !== undefined ? { title: p.edits.title } : {}), ...(p.edits.body !== undefined ? { body: p.edits.body } : {}), ...(tags ? { tags } : {}) });
   const at = st.now().toISOString();
   const edited = await st.mutate(st.storeOf(found), (entries) => {
     const e = entries.find((x) => x.id === p.id);
     if (!e) throw new MemoryError('not-found', `No memory entry has the id ${p.id}.`);
-    assertWaiting(e);
+    assertWaiting(st, e);
     const next: StoredEntry = { ...e, title: p.edits.title ?? e.title, body: p.edits.body ?? e.body, tags: tags ?? e.tags, type: p.edits.type ?? e.type, importance: p.edits.importance ?? e.importance, updatedAt: at };
     if (next.type === 'decision' && !next.status) next.status = 'active';
     if (next.type !== 'decision') delete next.status;
@@ -285,6 +347,12 @@ export async function approveEdited(st: MemoryState, params: InboxApproveEditedP
     return { result: next, upserts: [next] };
   });
   assertNotFlagged(st, edited, 'approved (the edit was saved and waits in the inbox)');
+  if (fromRepository(st, edited)) {
+    // A repository item this person edited: the new text is theirs.
+    const r = await acceptFromRepository(st, [p.id], 'self', by ?? currentUser());
+    if (r.refused[0]) throw new MemoryError(r.refused[0].reason as MemoryError['reason'], r.refused[0].message);
+    return r.done[0]!;
+  }
   const r = await approveItems(st, [p.id], by);
   const refused = r.refused[0];
   if (refused) throw new MemoryError(refused.reason as MemoryError['reason'], refused.message);
@@ -301,8 +369,8 @@ export async function mergeItem(st: MemoryState, params: InboxMergeParams): Prom
   st.assertWritable();
   const src = await st.findOrThrow(p.id);
   const into = await st.findOrThrow(p.intoId);
-  assertWaiting(src);
-  if (into.id === src.id || !isActive(into) || inInbox(into, true)) {
+  assertWaiting(st, src);
+  if (into.id === src.id || !isActive(into) || inInbox(into, true, st)) {
     throw new MemoryError('invalid', `"${into.title}" (${into.id}) cannot take a merge: merge into an existing live entry that is not itself waiting in the inbox.`);
   }
   if (into.scope === 'session' && (src.scope !== 'session' || src.sessionKey !== into.sessionKey)) {
@@ -328,5 +396,7 @@ export async function mergeItem(st: MemoryState, params: InboxMergeParams): Prom
     await st.mutate(st.storeOf(src), () => ({ result: undefined, deletes: [src.id] }));
     await st.audit.append({ at, action: 'merge', scope: src.scope, by: currentUser(), target: src.id, deleted: [src.id], restored: [], counts: { deleted: 1, restored: 0 } });
   }
+  // The merged text is this person's: its new revision is approved by them.
+  await recordApprovals(st, [merged], 'self');
   return viewNow(st, merged);
 }

@@ -2,6 +2,7 @@
  * Owns how entries end: supersede (restatements replace what they restate), scope caps, consolidation into
  * one entry, and forgetting — one entry with its provenance cascade, or a whole scope — recorded in the audit log.
  */
+import { recordApprovals } from './approvals';
 import { ConsolidateParamsSchema, type ConsolidateParams, type ForgetPlan, type MemoryEntryView, type MemoryScope } from '../../shared/memorySchemas';
 import { currentUser } from '../review/reviewStore';
 import { MemoryError } from './errors';
@@ -94,6 +95,7 @@ export async function consolidate(st: MemoryState, params: ConsolidateParams, by
     };
     return { result: entry, upserts: [entry, ...sources.map((s) => ({ ...s, consolidatedInto: entry.id, updatedAt: at }))] };
   });
+  if (human) await recordApprovals(st, [merged], 'self', merged.trust.approvedBy);
   return viewNow(st, merged);
 }
 

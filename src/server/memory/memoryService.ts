@@ -37,7 +37,7 @@ import { MemoryState, zodToMemoryError, type MemoryServiceDeps, type ProjectFold
 import { indexFor, list, listFlagged, read, recall } from './recall';
 import { findingsOf } from './visibility';
 import { approve, flagWrong, markReviewed, remember, update } from './writing';
-import { approveEdited, approveItems, inbox, inboxCounts, mergeItem, rejectItems } from './inbox';
+import { acceptRepository, approveEdited, approveItems, inbox, inboxCounts, mergeItem, rejectItems } from './inbox';
 import { submitDistilled } from './proposals';
 
 export { MemoryError, MEMORY_ERROR_CODE } from './errors';
@@ -218,6 +218,11 @@ export class MemoryService {
   /** Bulk approve; flagged items are refused until reviewed (see inbox.ts). */
   approveItems(ids: readonly string[], by?: string): Promise<InboxBulkResult> {
     return approveItems(this.state, ids, by);
+  }
+
+  /** "Accept all from the repository": one folder's (by name; every folder without one) repository items; flagged ones refused. */
+  acceptRepository(folder?: string): Promise<InboxBulkResult> {
+    return acceptRepository(this.state, folder);
   }
 
   approveEdited(params: InboxApproveEditedParams, by?: string): Promise<MemoryEntryView> {

@@ -18,6 +18,8 @@ import { compareEntries, isPendingProposal, isRejected, type StoredEntry } from 
 import { TokenIndex, trigrams, wordSet } from './similarity';
 import { VerdictStore } from '../threat/verdictStore';
 import { nameFindings } from '../threat/names';
+import type { UserTrustStore } from '../review/userTrust';
+import { migrateApprovals } from './approvals';
 
 /** One workspace folder's project memory: `<path>/.knowledge/memory.jsonl`, judged against that folder's reviews. */
 export interface ProjectFolder {
@@ -47,6 +49,11 @@ export interface MemoryServiceDeps {
   verdictsPath?: string | null;
   /** The server's log (what the first answer used while memory was still loading, verdicts ignored, …). */
   log?: (message: string) => void;
+  /**
+   * This person's own record of approvals (per-user, HMAC'd): a project entry counts as approved only with one
+   * (see approvals.ts). Absent (unit tests building a service by hand): the line's trust state decides.
+   */
+  userTrust?: UserTrustStore | null;
 }
 
 export const SCOPES: readonly MemoryScope[] = ['project', 'personal', 'session'];
@@ -148,9 +155,14 @@ export class MemoryState {
   readonly now: () => Date;
   /** All loaded entries in store order; rebuilt when a scope changes. */
   private ordered: StoredEntry[] | null = null;
+  /** This person's approvals (see approvals.ts); null: the line decides. */
+  readonly userTrust: UserTrustStore | null;
+  /** Project stores whose pre-upgrade approvals were considered in this process (by folder path). */
+  private readonly migrations = new Map<string, Promise<void>>();
 
   constructor(readonly deps: MemoryServiceDeps) {
     this.now = deps.now ?? (() => new Date());
+    this.userTrust = deps.userTrust ?? null;
     const paths = memoryPaths(deps.workspaceFolder, deps.globalStoragePath);
     this.noProject = { key: 'project', scope: 'project', file: null, loaded: false, error: NO_FOLDER, entries: [], byId: new Map() };
     this.personal = this.newStore('personal', 'personal', paths.personal!);
@@ -377,6 +389,24 @@ export class MemoryState {
   async refresh(): Promise<void> {
     await this.loadVerdicts();
     for (const s of this.stores()) await this.refreshScope(s, false);
+    await this.refreshTrust();
+  }
+
+  /** Brings this person's approvals up to date (a stat when nothing changed); carries pre-upgrade ones over once per folder. */
+  async refreshTrust(): Promise<void> {
+    if (!this.userTrust) return;
+    try {
+      await this.userTrust.refresh();
+    } catch (err) {
+      // Unreadable (a damaged key, say): the approvals as last loaded hold (none at first): project entries wait, nothing opens up.
+      this.deps.log?.(`Memory: this person's approvals could not be read: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    for (const s of this.projectStores()) {
+      if (!s.folder || !s.loaded) continue;
+      let m = this.migrations.get(s.folder.path);
+      if (!m) this.migrations.set(s.folder.path, (m = migrateApprovals(this, s)));
+      await m;
+    }
   }
 
   private async refreshScope(s: ScopeState, force: boolean): Promise<void> {

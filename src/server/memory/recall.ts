@@ -155,7 +155,7 @@ const AGING_STEP_MS = 60_000;
 /**
  * The layered index for a session's block; null when memory is off. Titles only, never bodies. Memoised by the
  * revisions of its inputs — each scope's snapshot (a new array whenever its file changed), the configuration, the
- * reviews as loaded, the judgement cache's generation and the minute (aging) — so that with nothing changed it costs
+ * reviews as loaded, this person's approvals as loaded, the judgement cache's generation and the minute (aging) — so that with nothing changed it costs
  * the scopes' stats and one comparison, and answers the very same array (the block's memo compares it by reference).
  */
 export async function indexFor(st: MemoryState, sessionKey: string | undefined): Promise<MemoryIndexEntry[] | null> {
@@ -163,7 +163,7 @@ export async function indexFor(st: MemoryState, sessionKey: string | undefined):
   await st.refresh();
   const now = st.now().getTime();
   const stores = st.stores();
-  const inputs = [...stores.flatMap((s) => [s, s.entries, s.loaded, s.folder?.name, s.folder?.reviews?.revision]), st.config, st.deps.reviews?.revision, st.judgedByEntry, Math.floor(now / AGING_STEP_MS)];
+  const inputs = [...stores.flatMap((s) => [s, s.entries, s.loaded, s.folder?.name, s.folder?.reviews?.revision]), st.config, st.deps.reviews?.revision, st.userTrust?.revision, st.judgedByEntry, Math.floor(now / AGING_STEP_MS)];
   let memos = indexMemos.get(st);
   if (!memos) indexMemos.set(st, (memos = new Map()));
   const memoKey = sessionKey ?? '\u0000none';

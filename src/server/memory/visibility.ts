@@ -6,6 +6,7 @@ import type { DistilledFrom, MemoryEntryView, MemoryFinding } from '../../shared
 import { RULESET_VERSION } from '../threat/threatScanner';
 import { isPendingProposal, isRejected, proposalOf, rejectionOf, type StoredEntry } from './memoryEntry';
 import type { MemoryState } from './memoryState';
+import { claimedApprover, fromRepository, personallyApproved } from './approvals';
 
 interface Judgement {
   findings: MemoryFinding[];
@@ -62,11 +63,13 @@ export function isAged(st: MemoryState, e: StoredEntry, now: number): boolean {
 /**
  * Trust alone: approved, or pending and written by this session; session scope only for its session. A rejected
  * entry never; a pending proposal never — not even for the session it was distilled from — until a person approves it.
+ * A project entry (the repository's file) is approved only when this person approved that revision here (approvals.ts):
+ * the line's state is the team's claim.
  */
-function trusted(e: StoredEntry, sessionKey: string | undefined): boolean {
+function trusted(st: MemoryState, e: StoredEntry, sessionKey: string | undefined): boolean {
   if (e.scope === 'session' && (sessionKey === undefined || e.sessionKey !== sessionKey)) return false;
   if (isRejected(e) || isPendingProposal(e)) return false;
-  if (e.trust.state === 'approved') return true;
+  if (e.trust.state === 'approved') return personallyApproved(st, e);
   return e.trust.state === 'pending' && sessionKey !== undefined && e.provenance.sessionKey === sessionKey;
 }
 
@@ -78,14 +81,14 @@ function trusted(e: StoredEntry, sessionKey: string | undefined): boolean {
  * to their own session.
  */
 export function modelView(st: MemoryState, e: StoredEntry, sessionKey: string | undefined, now: number): boolean {
-  if (!trusted(e, sessionKey)) return false;
+  if (!trusted(st, e, sessionKey)) return false;
   if (e.consolidatedInto || e.status === 'archived') return false;
   if (e.wrongFlags.length > 0) return false;
   if (e.supersededBy) {
     // Superseded only for a viewer who sees the replacement: an unapproved or flagged restatement never
     // takes an approved entry away from other sessions.
     const by = st.storeOf(e).byId.get(e.supersededBy);
-    if (by && trusted(by, sessionKey) && !judge(st, by).flagged) return false;
+    if (by && trusted(st, by, sessionKey) && !judge(st, by).flagged) return false;
   } else if (e.status === 'superseded') {
     return false;
   }
@@ -151,6 +154,8 @@ export function toView(st: MemoryState, e: StoredEntry, now: number): MemoryEntr
     reviewed: j.reviewed,
     aged: isAged(st, e, now),
     ...(folderName !== undefined ? { folder: folderName } : {}),
+    // Approved in the repository's file, not (yet) by this person: the team's claim, waiting in the inbox.
+    ...(fromRepository(st, e) ? { repositoryClaim: { approvedBy: claimedApprover(e), ...(e.trust.approvedAt !== undefined ? { approvedAt: e.trust.approvedAt } : {}) } } : {}),
     // A conflict from Settings Sync, while the other revision is still stored.
     ...(typeof e.conflictWith === 'string' && st.find(e.conflictWith) ? { conflictWith: e.conflictWith } : {}),
   };

@@ -19,6 +19,7 @@ import { computeRevision, isPendingProposal, normalizeTags, type StoredEntry } f
 import { newId, zodToMemoryError, type MemoryState } from './memoryState';
 import { refuseSecrets } from './secrets';
 import { findingsOf, viewNow } from './visibility';
+import { fromRepository, personallyApproved, recordApprovals } from './approvals';
 
 export async function remember(st: MemoryState, params: RememberParams): Promise<MemoryEntryView> {
   const p = zodToMemoryError(RememberParamsSchema, params);
@@ -55,6 +56,8 @@ export async function remember(st: MemoryState, params: RememberParams): Promise
     capCheck(st, p.scope, entries, p.sessionKey, 1, targets.length);
     return { result: undefined, upserts: [entry, ...targets.map((t) => superseded(t, entry.id, at))] };
   });
+  // A person remembered it here: approved by them (a project entry's approval is kept in their own record).
+  if (human) await recordApprovals(st, [entry], 'self', identity);
   return viewNow(st, entry);
 }
 
@@ -77,20 +80,31 @@ export async function update(st: MemoryState, params: UpdateMemoryParams): Promi
   const tags = p.tags ? normalizeTags(p.tags) : undefined;
   refuseSecrets({ ...(p.title !== undefined ? { title: p.title } : {}), ...(p.body !== undefined ? { body: p.body } : {}), ...(tags ? { tags } : {}) });
   const at = st.now().toISOString();
-  return editEntry(st, found, p.id, (e) => {
+  // An approved entry this person edits stays approved by them (the new revision is their text). One approved only in
+  // the repository's file stays waiting for acceptance when its text is unchanged (an importance change, say).
+  const mine = found.trust.state === 'approved' && personallyApproved(st, found);
+  const view = await editEntry(st, found, p.id, (e) => {
     const next: StoredEntry = { ...e, title: p.title ?? e.title, body: p.body ?? e.body, tags: tags ?? e.tags, type: p.type ?? e.type, importance: p.importance ?? e.importance, updatedAt: at };
     if (next.type === 'decision' && !next.status) next.status = next.supersededBy ? 'superseded' : 'active';
     if (next.type !== 'decision') delete next.status;
     next.revision = computeRevision(next);
     return next;
   });
+  const edited = st.find(p.id);
+  if (edited && (mine || edited.revision !== found.revision)) {
+    await recordApprovals(st, [edited], 'self');
+    return viewNow(st, edited);
+  }
+  return view;
 }
 
 /** A person approves: the entry may now reach every session (a legacy one, too). Clears "wrong" flags. */
 export async function approve(st: MemoryState, id: string, by?: string): Promise<MemoryEntryView> {
   st.assertWritable();
   const found = await st.findOrThrow(id);
-  if (isPendingProposal(found)) {
+  // A pending proposal goes through the inbox; so does a repository entry (accepting it records this person's approval
+  // and leaves the committed line as it is), unless someone flagged it wrong here (approving again clears that).
+  if (isPendingProposal(found) || (fromRepository(st, found) && found.wrongFlags.length === 0)) {
     const r = await approveItems(st, [id], by);
     const refused = r.refused[0];
     if (refused) throw new MemoryError(refused.reason as MemoryError['reason'], refused.message);
@@ -98,7 +112,11 @@ export async function approve(st: MemoryState, id: string, by?: string): Promise
   }
   const at = st.now().toISOString();
   const approvedBy = by ?? currentUser();
-  return editEntry(st, found, id, (e) => ({ ...e, trust: { ...e.trust, state: 'approved', approvedBy, approvedAt: at }, wrongFlags: [], updatedAt: at }));
+  const view = await editEntry(st, found, id, (e) => ({ ...e, trust: { ...e.trust, state: 'approved', approvedBy, approvedAt: at }, wrongFlags: [], updatedAt: at }));
+  const approved = st.find(id);
+  if (!approved) return view;
+  await recordApprovals(st, [approved], 'self', approvedBy);
+  return viewNow(st, approved);
 }
 
 /** A person says "this is wrong": the entry leaves what models see until someone approves it again. */

@@ -25,6 +25,7 @@ import {
   MemoryDistillSubmitRequest,
   MemoryInboxApproveEditedRequest,
   MemoryInboxApproveRequest,
+  MemoryInboxAcceptRepositoryRequest,
   MemoryInboxCountRequest,
   MemoryInboxMergeRequest,
   MemoryInboxRejectRequest,
@@ -75,6 +76,7 @@ export function registerMemoryRoutes(connection: Connection, deps: MemoryRouteDe
   route(connection, MemoryInboxRequest, (p) => memory.inbox(p));
   route(connection, MemoryInboxCountRequest, () => memory.inboxCounts());
   change(MemoryInboxApproveRequest, (p) => memory.approveItems(p.ids));
+  change(MemoryInboxAcceptRepositoryRequest, (p) => memory.acceptRepository(p.folder));
   change(MemoryInboxApproveEditedRequest, (p) => memory.approveEdited(p));
   change(MemoryInboxRejectRequest, (p) => memory.rejectItems(p.ids, p.reason));
   change(MemoryInboxMergeRequest, (p) => memory.mergeItem(p));
