@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { containsEnvelopeMarker, findEnvelopeMarkers, gateForEnvelope } from '../../src/server/threat/envelope';
-import { defaultScan } from '../../src/server/threat/scanForBlock';
+import { scanKnowledgeText as defaultScan } from '../../src/server/threat/scanForBlock';
 import { nameFindings } from '../../src/server/threat/names';
 import { letterOf } from '../../src/shared/letterConfusables';
 import { angleOf } from '../../src/shared/angleConfusables';

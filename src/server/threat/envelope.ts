@@ -221,7 +221,13 @@ function markerRuns(text: string): { sk: Skeleton; runs: MarkerRun[] } | null {
     let lead = m.index;
     let b = lead + m[0].length;
     while (lead > 0 && lead > m.index - 64 && isBracketish(t.charCodeAt(lead - 1))) lead -= 1;
-    while (b < t.length && isBracketish(t.charCodeAt(b))) b += 1;
+    // A `<` after a `>` starts the next marker (`…KNOWLEDGE>>>` then `</…`): its brackets are its own, so its span
+    // (and the line a finding is reported on) starts there.
+    let closed = false;
+    while (b < t.length && isBracketish(t.charCodeAt(b)) && !(closed && t.charCodeAt(b) === LT)) {
+      if (t.charCodeAt(b) === GT) closed = true;
+      b += 1;
+    }
     let a = m.index;
     while (a > prevEnd && isBracketish(t.charCodeAt(a - 1))) a -= 1;
     runs.push({ lead: Math.min(lead, a), a, at: m.index, b, name: NAME_OF_SKELETON[m[0]]! });
