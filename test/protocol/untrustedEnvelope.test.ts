@@ -145,7 +145,7 @@ test('closers spelled with look-alike letters (Lisu, small capitals, one letter)
   assert.match(start.stdout, /Use pnpm\./);
   assertSealed(start.stdout);
   assert.doesNotMatch(start.stdout, /[\u2264\u2265\u02f1\u02f2\u3014\u3015\u25c3\u25b9]/, 'no look-alike bracket of a closer reaches the model');
-  assert.match(start.stdout, /\[\/knowledge-untruste\u1d05\]/, 'the brackets are escaped, the text stays readable');
+  assert.doesNotMatch(start.stdout, /knowledge-untruste\u1d05/, 'a flagged note is withheld, its closers with it');
 });
 
 test('a hostile file name beside a directory or folder the repository names "example", "test fixtures" or "docs team": scan exits 1, the hook withholds it', () => {
