@@ -2,12 +2,13 @@
  * Counts envelope markers the way an attacker would hope a model reads them: the whole text normalised the
  * scanner's way (NFKC, format characters removed, confusables folded), every look-alike of `<`/`>` in Unicode's
  * confusables table and the other angle brackets (angleConfusables.ts: data, not the gate's matcher) read as
- * one, accents stripped, every character that
+ * one, look-alikes of the names' letters (letterConfusables.ts) read as them, accents stripped, every character that
  * is not a letter, a digit, `<`, `>` or `/` dropped (separator runs collapsed), ASCII case folded. Independent
  * of the gate's own matcher, so tests can hold the gate to it.
  */
 import { normalizeForMatching } from '../../src/server/threat/normalize';
 import { angleOf } from '../../src/shared/angleConfusables';
+import { letterOf } from '../../src/shared/letterConfusables';
 
 export interface MarkerCounts {
   /** `<knowledge-untrusted>` in any spelling. */
@@ -22,7 +23,7 @@ export interface MarkerCounts {
 
 /** The folded text markers are counted on. */
 export function foldForCounting(text: string): string {
-  return Array.from(normalizeForMatching(text).text, (ch) => angleOf(ch) ?? ch)
+  return Array.from(normalizeForMatching(text).text, (ch) => angleOf(ch) ?? letterOf(ch) ?? ch)
     .join('')
     .normalize('NFD')
     .replace(/[^\p{L}\p{N}<>/]+/gu, '')

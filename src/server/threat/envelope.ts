@@ -15,7 +15,9 @@
  *
  * Markers are matched on a folded "skeleton" of the text: the scanner's normalised view (NFKC, format
  * characters removed, confusables folded), every look-alike of `<` and `>` folded to it (angleConfusables.ts:
- * Unicode's confusables.txt entries and the other angle brackets, `❮ ❯ ˂ ˃ ᐸ ᐳ ⟨ ⟩ 〈 〉 ‹ › « »` …), accents
+ * Unicode's confusables.txt entries and the other angle brackets, `❮ ❯ ˂ ˃ ᐸ ᐳ ⟨ ⟩ 〈 〉 ‹ › « » ≤ ≥ ◃ ▹ 〔 〕` …),
+ * every look-alike of the letters of the names folded to them (letterConfusables.ts: small capitals `ᴋɴᴏᴡʟᴇᴅɢᴇ`,
+ * Lisu, Cherokee, Greek, Cyrillic, Armenian, Coptic …; `i`/`l`/`1` as one letter, `0` as `o`), accents
  * stripped, ASCII case folded, and every run of separators between the letters dropped (spaces, dots, hyphens,
  * underscores, punctuation, line breaks). So `<     /knowledge-untrusted>`, `</knowledge - - untrusted>`,
  * `❮/knowledge.untrusted❯`, fullwidth, zero-width and Cyrillic look-alikes all read as `</knowledgeuntrusted>`
@@ -28,6 +30,7 @@
  */
 import { normalizeForMatching } from './normalize';
 import { ANGLE_LIKE_GLOBAL_RE, ANGLE_LIKE_RE, angleOf } from '../../shared/angleConfusables';
+import { letterClass, letterOf } from '../../shared/letterConfusables';
 
 /** The envelope's tag name. */
 export const ENVELOPE_TAG = 'knowledge-untrusted';
@@ -81,16 +84,27 @@ export function nonceLine(nonce: string): string {
 /** Characters that fold to an angle bracket: without one, nothing can be a marker. */
 const ANGLE_LIKE = ANGLE_LIKE_RE;
 
-/** The marker names as they read in the skeleton. Every one contains `untrusted`. */
-const SKELETON_NAMES = /knowledgeuntrusted|beginuntrustedknowledge|enduntrustedknowledge/g;
+/**
+ * The marker names as they read in the skeleton (where `i` and `l` are one letter, written `l`). Every one
+ * contains `untrusted`.
+ */
+const SKELETON_NAMES = /knowledgeuntrusted|beglnuntrustedknowledge|enduntrustedknowledge/g;
+const NAME_OF_SKELETON: Readonly<Record<string, EnvelopeMarkerMatch['name']>> = {
+  knowledgeuntrusted: 'knowledgeuntrusted',
+  beglnuntrustedknowledge: 'beginuntrustedknowledge',
+  enduntrustedknowledge: 'enduntrustedknowledge',
+};
 const NON_ASCII = /[\u0080-\uffff]/;
 /**
  * ASCII text can hold a marker only if it spells `untrusted` with separators at most between the letters. This
  * check is linear (no letter is a separator, so no backtracking) and spares most texts the skeleton.
  */
-const ASCII_UNTRUSTED = new RegExp([...'untrusted'].join('[^a-z0-9<>/]*'), 'i');
-/** The same check on the decomposed normalised view of other text (accents and other marks are separators). */
-const VIEW_UNTRUSTED = new RegExp([...'untrusted'].join('[^\\p{L}\\p{N}<>/]*'), 'iu');
+const ASCII_UNTRUSTED = new RegExp([...'untrusted'].map((c) => (c === 's' ? '[s5]' : c)).join('[^a-z0-9<>/]*'), 'i');
+/**
+ * The same check on the decomposed normalised view of other text (accents and other marks are separators), each
+ * letter standing for itself or any look-alike of it (letterConfusables.ts: `ᴜɴᴛʀᴜꜱᴛᴇᴅ`, Lisu `ꓴꓠꓔꓣꓴꓢꓔꓰꓓ`).
+ */
+const VIEW_UNTRUSTED = new RegExp([...'untrusted'].map((c) => letterClass(c).replace(/^\[s/, '[s5')).join('[^\\p{L}\\p{N}<>/]*'), 'iu');
 
 /** The folded form of a text, each character with the original span it came from. */
 interface Skeleton {
@@ -101,11 +115,24 @@ interface Skeleton {
 
 const BLOCKER = 1;
 
-/** ASCII characters as the skeleton has them: a lowercase letter, digit, `<`, `>` or `/`, or 0 for a separator. */
+/**
+ * ASCII characters as the skeleton has them: a lowercase letter, digit, `<`, `>` or `/`, or 0 for a separator.
+ * The letters and digits a reader takes for one another fold together: `i`, `I`, `1` to `l`, `0` to `o`
+ * (confusables.txt), and `5` to `s` (`UNTRU5TED`).
+ */
 const ASCII_FOLD: Uint16Array = Uint16Array.from({ length: 128 }, (_, c) => {
-  if (c >= 0x41 && c <= 0x5a) return c + 32;
-  return /[a-z0-9<>/]/.test(String.fromCharCode(c)) ? c : 0;
+  const ch = String.fromCharCode(c).toLowerCase();
+  if (ch === 'i' || ch === '1') return 0x6c;
+  if (ch === '0') return 0x6f;
+  if (ch === '5') return 0x73;
+  return /[a-z0-9<>/]/.test(ch) ? ch.charCodeAt(0) : 0;
 });
+
+/**
+ * Look-alikes of `/` (confusables.txt entries with prototype SOLIDUS that are symbols; the fullwidth `／` is NFKC's):
+ * `<⁄knowledge-untrusted>` is a closer.
+ */
+const SLASH_ALIKES = new Set(['\u1735', '\u2041', '\u2044', '\u2215', '\u2571', '\u27cb', '\u29f8', '\u2f03', '\u31d3', '\u{1d23a}']);
 
 const foldCache = new Map<string, number>();
 
@@ -113,10 +140,13 @@ const foldCache = new Map<string, number>();
 function foldNonAscii(ch: string): number {
   let f = foldCache.get(ch);
   if (f === undefined) {
-    const angle = angleOf(ch);
-    const base = angle ? angle.charCodeAt(0) : ch.normalize('NFD').charCodeAt(0);
+    // A bracket look-alike first (`ᐊ` is a letter too), then a letter look-alike, as written or without its accents.
+    const bare = ch.normalize('NFD');
+    const head = bare.codePointAt(0)!;
+    const alike = angleOf(ch) ?? (SLASH_ALIKES.has(ch) ? '/' : undefined) ?? letterOf(ch) ?? (head >= 0x80 ? letterOf(String.fromCodePoint(head)) : undefined);
+    const base = alike ? alike.charCodeAt(0) : head;
     // A letter or digit that does not fold to ASCII breaks a marker name; anything else is a separator.
-    f = base < 0x80 ? ASCII_FOLD[base]! : /[\p{L}\p{N}]/u.test(ch.normalize('NFD').charAt(0)) ? BLOCKER : 0;
+    f = base < 0x80 ? ASCII_FOLD[base]! : /[\p{L}\p{N}]/u.test(String.fromCodePoint(head)) ? BLOCKER : 0;
     if (foldCache.size > 4096) foldCache.clear();
     foldCache.set(ch, f);
   }
@@ -191,10 +221,16 @@ function markerRuns(text: string): { sk: Skeleton; runs: MarkerRun[] } | null {
     let lead = m.index;
     let b = lead + m[0].length;
     while (lead > 0 && lead > m.index - 64 && isBracketish(t.charCodeAt(lead - 1))) lead -= 1;
-    while (b < t.length && isBracketish(t.charCodeAt(b))) b += 1;
+    // A `<` after a `>` starts the next marker (`…KNOWLEDGE>>>` then `</…`): its brackets are its own, so its span
+    // (and the line a finding is reported on) starts there.
+    let closed = false;
+    while (b < t.length && isBracketish(t.charCodeAt(b)) && !(closed && t.charCodeAt(b) === LT)) {
+      if (t.charCodeAt(b) === GT) closed = true;
+      b += 1;
+    }
     let a = m.index;
     while (a > prevEnd && isBracketish(t.charCodeAt(a - 1))) a -= 1;
-    runs.push({ lead: Math.min(lead, a), a, at: m.index, b, name: m[0] as EnvelopeMarkerMatch['name'] });
+    runs.push({ lead: Math.min(lead, a), a, at: m.index, b, name: NAME_OF_SKELETON[m[0]]! });
     prevEnd = b;
   }
   return { sk, runs };

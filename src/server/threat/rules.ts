@@ -37,8 +37,10 @@ const GT_LIKE = bmpClass(GT_CONFUSABLES);
  * Version of this rule set (`YYYY.MM.patch`). Part of every cache key and review mark.
  * 2026.12.2: the look-alike closer check reads every confusable of `<` and `>` (angleConfusables.ts), and names
  * are judged as written as well as read as words.
+ * 2026.12.3: the closer check also reads look-alikes of the names' letters (letterConfusables.ts) and more bracket shapes
+ * (≤ ≥ ◃ ▹ 〔 〕 ˱ ˲ …), and a name is judged segment by segment as well as whole.
  */
-export const RULESET_VERSION = `2026.12.2+${MODEL.version}`;
+export const RULESET_VERSION = `2026.12.3+${MODEL.version}`;
 
 export type ThreatCategory =
   | 'instruction-override'
