@@ -64,7 +64,7 @@ export class KnowledgeCore {
   /** Null when the flag is unset: memory does not exist. */
   readonly memory: MemoryService | null;
   private readonly scan: ScanFn;
-  private readonly flags = new Map<string, { revision: string; rules: string[] }>();
+  private readonly flags = new Map<string, { revision: string; rules: string[]; teamBy?: string }>();
   private readonly problems: StoreProblem[] = [];
 
   constructor(readonly options: CoreOptions) {
@@ -168,7 +168,7 @@ export class KnowledgeCore {
     return this.folders.all.flatMap((folder) =>
       folder.notes.list(kind).map((item) => {
         const id = this.folders.idOf(folder, item.id);
-        return { ...item, id, ...(multi ? { folder: folder.name } : {}), flaggedRules: this.flags.get(id)?.rules ?? [] };
+        return { ...item, id, ...(multi ? { folder: folder.name } : {}), flaggedRules: this.flags.get(id)?.rules ?? [], ...this.teamReview(id) };
       }),
     );
   }
@@ -179,7 +179,7 @@ export class KnowledgeCore {
     const item = at?.folder.notes.get(at.rel);
     if (!at || !item) return undefined;
     const canonical = this.folders.idOf(at.folder, item.id);
-    return { ...item, id: canonical, ...(this.folders.multi ? { folder: at.folder.name } : {}), flaggedRules: this.flags.get(canonical)?.rules ?? [] };
+    return { ...item, id: canonical, ...(this.folders.multi ? { folder: at.folder.name } : {}), flaggedRules: this.flags.get(canonical)?.rules ?? [], ...this.teamReview(canonical) };
   }
 
   /**
@@ -194,7 +194,7 @@ export class KnowledgeCore {
     for (const id of targets) {
       const judged = this.getItem(id) ? await this.judgeFile(id) : undefined;
       out.set(id, judged);
-      if (judged) this.flags.set(judged.id, { revision: judged.revision, rules: [...new Set(judged.findings.map((f) => f.ruleId))] });
+      if (judged) this.flags.set(judged.id, { revision: judged.revision, rules: [...new Set(judged.findings.map((f) => f.ruleId))], ...(judged.repositoryReview ? { teamBy: judged.repositoryReview.reviewedBy } : {}) });
       else this.flags.delete(id);
     }
     return out;
@@ -217,6 +217,12 @@ export class KnowledgeCore {
     if (findings.length === 0) return findings;
     const at = id ? this.folders.locate(id) : undefined;
     return at?.folder.reviews.isReviewed(at.rel, revision, RULESET_VERSION) ? [] : findings;
+  }
+
+  /** An item's field naming who reviewed it in the repository, when this person has not accepted that review. */
+  private teamReview(id: string): { repositoryReviewedBy?: string } {
+    const by = this.flags.get(id)?.teamBy;
+    return by !== undefined ? { repositoryReviewedBy: by } : {};
   }
 
   /** The repository's review of this revision that this person has not accepted (shown beside the findings it would clear). */

@@ -49,6 +49,8 @@ export const KnowledgeItemSchema = z.object({
   path: z.string(),
   /** Rule ids its text trips now (empty: clean or reviewed). Flagged items are withheld from the model. */
   flaggedRules: z.array(z.string()).default([]),
+  /** Flagged, and the repository's record (`.knowledge/reviews.json`) has a review of it this person has not accepted: by whom. */
+  repositoryReviewedBy: z.string().optional(),
   /** The name of the workspace folder that holds it; present only when the workspace has more than one folder. */
   folder: z.string().optional(),
 });
