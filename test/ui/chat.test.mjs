@@ -56,6 +56,18 @@ await new trust.UserTrustStore(${JSON.stringify(join(stateDir, 'trust'))}).add([
   execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: repoRoot });
 }
 
+/** This person's review lapses with a new rule set: their record now names an older one. */
+function lapseOwnReview(stateDir, folder, id, text) {
+  const revision = createHash('sha256').update(text).digest('hex');
+  const key = (rulesetVersion) => `{ kind: 'review', folder: ${JSON.stringify(folder)}, id: ${JSON.stringify(id)}, revision: ${JSON.stringify(revision)}, rulesetVersion: ${JSON.stringify(rulesetVersion)}, how: 'self', by: 'ui-test' }`;
+  const script = `import trust from ${JSON.stringify(join(repoRoot, 'src/server/review/userTrust.ts'))};
+const store = new trust.UserTrustStore(${JSON.stringify(join(stateDir, 'trust'))});
+await store.load();
+await store.remove([${key(RULESET_VERSION)}]);
+await store.add([${key('2000.1.1')}]);`;
+  execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: repoRoot });
+}
+
 function reviewsFile(rulesetVersion, text) {
   const contentHash = createHash('sha256').update(text).digest('hex');
   const review = { id: REVIEWED, contentHash, rulesetVersion, rules: ['override.ignore-instructions'], reviewedBy: 'ui-test', reviewedAt: new Date().toISOString() };
@@ -339,6 +351,8 @@ describe("@knowledge in VS Code's Chat view, with a fake model that records what
 
     // A new rule set: every review made under the old one lapses (rules.ts, RULESET_VERSION). The note now reads as an instruction.
     const text = readFileSync(join(workspace, REVIEWED), 'utf8');
+    lapseOwnReview(`${userDataDir}-sk-state`, workspace, REVIEWED, text);
+    // The team's record follows (and its change is what the server watches).
     writeFileSync(join(workspace, '.knowledge/reviews.json'), reviewsFile('2000.1.1', text));
     await waitFor(async () => (await command('/status', 'Session')).includes('withheld'), { message: 'the server to read the lapsed review', timeoutMs: 30_000 });
     const { last } = await ask('Anything else?', { answer: FOOTER });
