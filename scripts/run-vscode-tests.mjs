@@ -103,6 +103,9 @@ log(`extensions under development: ${[extensionPath, ...fixtureExtensions].join(
 // SK_TEST_HOOKS=1: the extension exposes its test hooks (api.__test) to the integration tests.
 const phaseEnv = (phase) => ({
   SK_TEST_PHASE: phase,
+  // The per-user state folder (agent sessions, the person's own reviews and approvals): one per user-data folder, so
+  // phases sharing user data share it, and nothing writes to the real ~/.local/state.
+  SESSION_KNOWLEDGE_STATE_DIR: `${phaseUserData(phase)}-sk-state`,
   SESSION_KNOWLEDGE_MEMORY_ENABLE: ['memory', 'multiroot', 'synca', 'syncb'].includes(phase) ? '1' : phase === 'flag0' ? '0' : '',
   SK_SYNC_EXCHANGE: syncExchange,
   SK_TEST_HOOKS: '1',

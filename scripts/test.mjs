@@ -17,6 +17,9 @@ import { parseArgs } from 'node:util';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const scratch = mkdtempSync(join(tmpdir(), 'sk-test-'));
+// The per-user state (agent sessions, the person's own record of reviews and approvals) of every test process: a
+// temp folder of this run, never the real ~/.local/state. Tests that need their own still name one.
+process.env.SESSION_KNOWLEDGE_STATE_DIR ||= join(scratch, 'state');
 
 /** Every file under dir (relative to the repo) whose name ends with suffix; no shell globs. */
 function findFiles(dir, suffix) {

@@ -191,6 +191,9 @@ export async function startCodeServer(opts) {
     resolve(opts.folder),
   ];
   const env = { ...process.env, ...opts.env };
+  // The per-user state (agent sessions, the person's own record of reviews and approvals) of this user-data folder:
+  // beside it, never the real ~/.local/state; a caller (or the environment) naming one keeps it.
+  if (!env.SESSION_KNOWLEDGE_STATE_DIR && opts.userDataDir) env.SESSION_KNOWLEDGE_STATE_DIR = `${opts.userDataDir}-sk-state`;
   const child = spawn(process.execPath, args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   const output = [];
   const onData = (d) => {

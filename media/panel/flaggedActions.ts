@@ -33,6 +33,11 @@ export const flaggedActions: Actions = {
     if (await act('Delete', () => request('item/forget', { id: itemId }), `Deleted ${itemId}`)) inline.delete(`item:${itemId}`);
   },
   'item-reviewed': ({ itemId }) => confirmOn(itemId, 'flagWrong'),
+  // The card said who reviewed it in the repository; the button is the person's own decision to accept it.
+  'item-accept-review': async ({ itemId, itemCard }) => {
+    const revision = itemCard?.dataset.revision ?? '';
+    await act("Accept the repository's review", () => request('item/acceptRepositoryReview', { id: itemId, revision }), `Accepted the repository's review of ${itemId}`);
+  },
   'item-reviewed-confirm': async ({ itemId, itemCard }) => {
     const revision = itemCard?.dataset.revision ?? '';
     if (await act('Mark reviewed', () => request('item/markReviewed', { id: itemId, revision }), `Marked ${itemId} reviewed`)) inline.delete(`item:${itemId}`);

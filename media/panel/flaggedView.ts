@@ -11,10 +11,12 @@ function flaggedItemCard(f: FlaggedItemView, warning: string): HTMLElement {
   const folder = f.folder !== undefined ? [badge(`folder: ${f.folder}`, 'folder')] : [];
   card.append(h('div', { class: 'entry-head' }, icon(f.kind === 'plan' ? 'checklist' : 'note'), h('span', { class: 'entry-title' }, f.title), badge(f.kind, 'type'), ...folder, h('span', { class: 'muted' }, f.id)));
   card.append(withheldWarning(warning, f.rules, f.spans));
+  if (f.repositoryReviewedBy !== undefined) card.append(h('p', { class: 'muted hint' }, icon('info'), ` Reviewed by ${f.repositoryReviewedBy} in the repository — not accepted by you.`));
   const part = inline.get(`item:${f.id}`);
   const actions = h('div', { class: 'actions', role: 'group', 'aria-label': `Actions on ${f.title}` });
   actions.append(
     button('Edit', { icon: 'go-to-file', secondary: true, action: 'item-open', label: `Edit ${f.title} (opens the file)` }),
+    ...(f.repositoryReviewedBy !== undefined ? [button("Accept the repository's review", { icon: 'pass', secondary: true, action: 'item-accept-review', label: `Accept ${f.repositoryReviewedBy}'s review of ${f.title} from the repository` })] : []),
     button('Mark reviewed', { icon: 'pass', secondary: true, action: 'item-reviewed', label: `Mark ${f.title} reviewed — not a threat` }),
     button('Forget', { icon: 'trash', secondary: true, action: 'item-forget', label: `Forget ${f.title} (delete the file)` }),
   );

@@ -7,7 +7,7 @@ import { defaultStoragePath } from '../server/store/paths';
 import type { Stats } from '../shared/schemas';
 import { scannedWorkspaceRoots } from './roots';
 import type { ScanHooks } from './scan';
-import { runScanWithWorkspaces } from './scanCommand';
+import { runScanWithWorkspaces, type ReviewOptions } from './scanCommand';
 import { KnowledgeCore } from '../server/knowledgeCore';
 import { AgentUsageError, runClaudeCodeHook, runHookSetup, runPins, workspaceFoldersArg } from './agents';
 
@@ -60,15 +60,16 @@ Options:
 class UsageError extends Error {}
 
 /**
- * Reviews ("reviewed — not a threat") live in each workspace's `.knowledge/reviews.json`. The workspace of a
- * scanned path is found from that path, not from the current folder, so `scan some/repo/.knowledge` run
- * from a parent folder honours some/repo's reviews.
+ * Reviews ("reviewed — not a threat"): this person's own record (per user, `review/userTrust.ts`) clears a finding;
+ * each workspace's `.knowledge/reviews.json` (the team's record) only with `--accept-repository-reviews`. The
+ * workspace of a scanned path is found from that path, not from the current folder, so `scan some/repo/.knowledge`
+ * run from a parent folder honours the reviews of some/repo.
  */
-export async function reviewsFor(args: readonly string[], cwd: string): Promise<ScanHooks> {
+export async function reviewsFor(args: readonly string[], cwd: string, options: ReviewOptions = { acceptRepository: false }): Promise<ScanHooks> {
   const roots = scannedWorkspaceRoots(args, cwd);
   const stores = new Map<string, ReviewStore>();
   for (const root of roots) {
-    const store = new ReviewStore(root);
+    const store = new ReviewStore(root, undefined, { acceptRepository: options.acceptRepository });
     await store.load();
     stores.set(root, store);
   }
@@ -150,7 +151,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       case 'stats':
         return await stats(rest, io);
       case 'scan':
-        return await runScanWithWorkspaces(rest, io, (expanded) => reviewsFor(expanded, io.cwd));
+        return await runScanWithWorkspaces(rest, io, (expanded, options) => reviewsFor(expanded, io.cwd, options));
       case 'pin':
       case 'unpin':
       case 'pins':

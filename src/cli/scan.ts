@@ -39,7 +39,7 @@ export interface ScanHooks {
   folderOf?: (absolutePath: string) => string | undefined;
 }
 
-const HELP = `Usage: session-knowledge scan [PATH...] [--workspace DIR|FILE.code-workspace]...
+const HELP = `Usage: session-knowledge scan [PATH...] [--workspace DIR|FILE.code-workspace]... [--accept-repository-reviews]
        session-knowledge scan --jsonl FILE|-
 
 Scan knowledge for text that reads as instructions to a model (prompt injection,
@@ -53,6 +53,12 @@ exfiltration, hidden or encoded text). Rule set ${RULESET_VERSION}.
                 and ends each finding with [folder NAME]
   --jsonl FILE  read {"id": "...", "text": "..."} lines from FILE (- for stdin) and write
                 {"id","flagged","rules":[{"id","category","start","end"}]} lines in order
+  --accept-repository-reviews
+                also honour the repository's own .knowledge/reviews.json. Without it only
+                reviews YOU made or accepted on this machine (your per-user record) clear a
+                finding. With it, anyone who can commit to this repository can clear a
+                finding: use it only where reviews.json changes are checked in code review
+                (e.g. a CI gate on a protected branch)
   -h, --help    show this help
 
 Output: path:line:col rule-id message [folder NAME]

@@ -12,9 +12,9 @@ import type { ScanHooks, ScanIo } from './scan';
 import { runScanWithWorkspaces } from './scanCommand';
 
 export async function runScanCommand(args: string[], io: ScanIo): Promise<number> {
-  return runScanWithWorkspaces(args, io, async (expanded): Promise<ScanHooks> => {
+  return runScanWithWorkspaces(args, io, async (expanded, options): Promise<ScanHooks> => {
     if (!scannedWorkspaceRoots(expanded, io.cwd).some((r) => existsSync(join(r, '.knowledge', 'reviews.json')))) return {};
     const main = createRequire(__filename)('./cli-main.js') as typeof import('./main');
-    return main.reviewsFor(expanded, io.cwd);
+    return main.reviewsFor(expanded, io.cwd, options);
   });
 }

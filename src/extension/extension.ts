@@ -17,7 +17,7 @@ import { blockBudget } from './chat/knowledgeSend';
 import { Scheduler } from './scheduler';
 import { KnowledgeMeter } from './meter';
 import { ServerEvents } from './serverEvents';
-import { registerKnowledgeCommands } from './knowledgeCommands';
+import { registerKnowledgeCommands, testConfirmations } from './knowledgeCommands';
 import { registerSessionCommands } from './sessionCommands';
 import { MemoryController, memoryFlagSet } from './memory/memoryController';
 import { MemoryConfigureRequest, MemoryInboxCountRequest, MemorySyncPersonalRequest } from '../shared/memoryProtocol';
@@ -297,6 +297,8 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
   if (process.env.SK_TEST_HOOKS === '1') {
     api.__test = {
       chatHandler, scheduler, memory, guardedSettings: guarded, meter, distill, activeSession: () => activeSession, request: (method: string, params?: unknown) => lc.sendRequest(method, params),
+      // The answers the next "are you sure?" pickers get (the web workbench's quick pick is not driven from here).
+      confirmNext: (...answers: boolean[]) => void testConfirmations.push(...answers),
       // What the `sessionKnowledge.memoryFlag` context key was set to (VS Code has no API that reads one back).
       memoryFlag: flag,
       serverState: () => lc.state,

@@ -5,8 +5,11 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import {
+  AcceptRepositoryReviewRequest,
+  AcceptRepositoryReviewsRequest,
   CreateItemRequest,
   MarkReviewedRequest,
+  RepositoryReviewsRequest,
   ReindexRequest,
   StatsRequest,
   UpdateDraftPinsRequest,
@@ -32,11 +35,15 @@ export interface KnowledgeCommandDeps {
 
 /** Asks "are you sure?" with Cancel first and selected, so that Enter never confirms by accident. */
 export async function confirmSafely(title: string, confirmLabel: string, detail: string): Promise<boolean> {
+  if (testConfirmations.length > 0) return testConfirmations.shift()!;
   const cancel: vscode.QuickPickItem = { label: '$(close) Cancel', detail: 'Change nothing' };
   const confirm: vscode.QuickPickItem = { label: confirmLabel, detail };
   const picked = await vscode.window.showQuickPick([cancel, confirm], { title, placeHolder: 'Cancel is selected: choose the second entry to go ahead', ignoreFocusOut: true });
   return picked === confirm;
 }
+
+/** Tests only (SK_TEST_HOOKS): the answers the next confirmations get, in order, instead of asking. */
+export const testConfirmations: boolean[] = [];
 
 export function registerKnowledgeCommands(context: vscode.ExtensionContext, deps: KnowledgeCommandDeps): void {
   const { client: lc, output, folder } = deps;
@@ -134,6 +141,47 @@ export function registerKnowledgeCommands(context: vscode.ExtensionContext, deps
         const review = await lc.sendRequest(MarkReviewedRequest.type, { id, revision });
         vscode.window.setStatusBarMessage(`$(check) ${id} marked reviewed (${review.rules.join(', ')})`, 5000);
         return review;
+      });
+    }),
+    // The repository's review (the team's record in .knowledge/reviews.json) counts for this person only once accepted.
+    vscode.commands.registerCommand('sessionKnowledge.acceptRepositoryReview', async (id?: string, revision?: string) => {
+      if (typeof id !== 'string' || typeof revision !== 'string') return vscode.commands.executeCommand('sessionKnowledge.acceptRepositoryReviews');
+      const ok = await confirmSafely(
+        `Accept the repository's review of ${id}?`,
+        "$(check) Accept the Repository's Review",
+        'Someone who can commit to this repository marked it "not a threat". Accepting makes it your review too: it reaches the agent again, for this exact content only.',
+      );
+      if (!ok) return undefined;
+      return attempt('Not accepted', async () => {
+        const review = await lc.sendRequest(AcceptRepositoryReviewRequest.type, { id, revision });
+        vscode.window.setStatusBarMessage(`$(check) Accepted ${review.reviewedBy}'s review of ${id}`, 5000);
+        return review;
+      });
+    }),
+    vscode.commands.registerCommand('sessionKnowledge.acceptRepositoryReviews', async () => {
+      const { folders } = await lc.sendRequest(RepositoryReviewsRequest.type, {});
+      const withReviews = folders.filter((f) => f.reviews.length > 0);
+      if (withReviews.length === 0) {
+        void vscode.window.showInformationMessage('The repository has no reviews you have not accepted.');
+        return [];
+      }
+      const folderPick =
+        withReviews.length === 1
+          ? withReviews[0]!
+          : (await vscode.window.showQuickPick(withReviews.map((f) => ({ label: f.folder, description: `${f.reviews.length} review(s)`, f })), { placeHolder: 'The workspace folder whose repository reviews to accept' }))?.f;
+      if (!folderPick) return undefined;
+      const lines = folderPick.reviews.map((r) => `${r.id} — ${r.rules.join(', ') || 'no rules named'} — reviewed by ${r.reviewedBy}`);
+      const ok = await confirmSafely(
+        `Accept ${folderPick.reviews.length} review(s) from the repository (${folderPick.folder})?`,
+        `$(check) Accept All ${folderPick.reviews.length}`,
+        `Anyone who can commit to this repository can write these. Accepting makes them yours: ${lines.join('; ')}`,
+      );
+      if (!ok) return undefined;
+      output.appendLine(`Accepting the repository's reviews in ${folderPick.folder}:\n${lines.map((l) => `  ${l}`).join('\n')}`);
+      return attempt('Not accepted', async () => {
+        const accepted = await lc.sendRequest(AcceptRepositoryReviewsRequest.type, { folder: folderPick.folder, reviews: folderPick.reviews.map((r) => ({ id: r.id, contentHash: r.contentHash })) });
+        vscode.window.setStatusBarMessage(`$(check) Accepted ${accepted.length} review(s) from the repository`, 5000);
+        return accepted;
       });
     }),
     vscode.commands.registerCommand('sessionKnowledge.pinToActiveSession', async (target?: unknown, selection?: unknown) => {

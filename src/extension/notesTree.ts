@@ -175,7 +175,9 @@ export class NotesTreeProvider implements vscode.TreeDataProvider<TreeNode> {
     const flagged = item.flaggedRules.length > 0;
     t.description = `${this.shortPath(item.id, item.folder)}${node.pinned ? ' · pinned' : ''}${node.agentPinned ? ' · all agents' : ''}${flagged ? ' · withheld' : ''}`;
     t.tooltip = flagged
-      ? new vscode.MarkdownString().appendText(`Withheld from the agent — reads as an instruction (${item.flaggedRules.join(', ')}).\nOpen it to see what matched; mark it reviewed if it is intended.\n${item.id}`)
+      ? new vscode.MarkdownString().appendText(
+          `Withheld from the agent — reads as an instruction (${item.flaggedRules.join(', ')}).\n${item.repositoryReviewedBy !== undefined ? `Reviewed by ${item.repositoryReviewedBy} in the repository — not accepted by you. Open it to accept that review, or run Accept the Repository's Reviews….` : 'Open it to see what matched; mark it reviewed if it is intended.'}\n${item.id}`,
+        )
       : new vscode.MarkdownString().appendText(`${item.title}\n${item.id}${item.folder !== undefined ? `\nWorkspace folder: ${item.folder}` : ''}`);
     t.iconPath = flagged ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground')) : new vscode.ThemeIcon(item.kind === 'note' ? 'note' : 'checklist');
     t.contextValue = `knowledgeItem.${item.kind}${node.pinned ? '.pinned' : ''}`;

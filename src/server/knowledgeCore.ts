@@ -17,7 +17,7 @@ import { PinnedFileReader, type ScanFn } from './delivery/knowledgeBlock';
 import { defaultScan } from './threat/scanForBlock';
 import { nameFindings, type NameFinding } from './threat/names';
 import { RULESET_VERSION, type ThreatFinding } from './threat/threatScanner';
-import type { Review } from './review/reviewStore';
+import { knownStoragePaths, type Review } from './review/reviewStore';
 import { readKnowledgeFile, type KnowledgeRead } from './notes/knowledgeFile';
 import type { AgentPinsStore } from './agents/agentPins';
 import type { CompiledBlock } from './delivery/knowledgeBlock';
@@ -67,11 +67,12 @@ export class KnowledgeCore {
   /** Null when the flag is unset: memory does not exist. */
   readonly memory: MemoryService | null;
   private readonly scan: ScanFn;
-  private readonly flags = new Map<string, { revision: string; rules: string[] }>();
+  private readonly flags = new Map<string, { revision: string; rules: string[]; teamBy?: string }>();
   private readonly problems: StoreProblem[] = [];
 
   constructor(readonly options: CoreOptions) {
     const specs: readonly FolderSpec[] = options.workspaceFolders ?? (options.workspaceFolder ? [{ path: options.workspaceFolder }] : []);
+    knownStoragePaths.add(options.globalStoragePath);
     this.folders = new WorkspaceRoots(specs, (p) => this.problem(p));
     this.sessions = new SessionStore({
       indexPath: options.sessionsIndexPath ?? sessionsPath(options.globalStoragePath, options.workspaceFolder),
@@ -172,7 +173,7 @@ export class KnowledgeCore {
     return this.folders.all.flatMap((folder) =>
       folder.notes.list(kind).map((item) => {
         const id = this.folders.idOf(folder, item.id);
-        return { ...item, id, ...(multi ? { folder: folder.name } : {}), flaggedRules: this.flags.get(id)?.rules ?? [] };
+        return { ...item, id, ...(multi ? { folder: folder.name } : {}), flaggedRules: this.flags.get(id)?.rules ?? [], ...this.teamReview(id) };
       }),
     );
   }
@@ -183,7 +184,7 @@ export class KnowledgeCore {
     const item = at?.folder.notes.get(at.rel);
     if (!at || !item) return undefined;
     const canonical = this.folders.idOf(at.folder, item.id);
-    return { ...item, id: canonical, ...(this.folders.multi ? { folder: at.folder.name } : {}), flaggedRules: this.flags.get(canonical)?.rules ?? [] };
+    return { ...item, id: canonical, ...(this.folders.multi ? { folder: at.folder.name } : {}), flaggedRules: this.flags.get(canonical)?.rules ?? [], ...this.teamReview(canonical) };
   }
 
   /**
@@ -192,11 +193,13 @@ export class KnowledgeCore {
    */
   async refreshFlags(ids?: readonly string[]): Promise<Map<string, Awaited<ReturnType<KnowledgeCore['judgeFile']>>>> {
     const out = new Map<string, Awaited<ReturnType<KnowledgeCore['judgeFile']>>>();
+    // Another process (another window, the CLI) may have recorded a review of this person's since.
+    await Promise.allSettled(this.folders.all.map((f) => f.reviews.refreshTrust()));
     const targets = ids ?? this.listItems().map((i) => i.id);
     for (const id of targets) {
       const judged = this.getItem(id) ? await this.judgeFile(id) : undefined;
       out.set(id, judged);
-      if (judged) this.flags.set(judged.id, { revision: judged.revision, rules: [...new Set(judged.findings.map((f) => f.ruleId))] });
+      if (judged) this.flags.set(judged.id, { revision: judged.revision, rules: [...new Set(judged.findings.map((f) => f.ruleId))], ...(judged.repositoryReview ? { teamBy: judged.repositoryReview.reviewedBy } : {}) });
       else this.flags.delete(id);
     }
     return out;
@@ -221,8 +224,21 @@ export class KnowledgeCore {
     return at?.folder.reviews.isReviewed(at.rel, revision, RULESET_VERSION) ? [] : findings;
   }
 
+  /** An item's field naming who reviewed it in the repository, when this person has not accepted that review. */
+  private teamReview(id: string): { repositoryReviewedBy?: string } {
+    const by = this.flags.get(id)?.teamBy;
+    return by !== undefined ? { repositoryReviewedBy: by } : {};
+  }
+
+  /** The repository's review of this revision that this person has not accepted (shown beside the findings it would clear). */
+  unacceptedReview(id: string, revision: string): Review | undefined {
+    const at = id ? this.folders.locate(id) : undefined;
+    const c = at?.folder.reviews.clearance(at.rel, revision, RULESET_VERSION);
+    return c && !c.cleared && c.team ? { ...c.team, id } : undefined;
+  }
+
   /** Judges a workspace file by id, reading it now (up to the cap: `text` is what was judged). Answers undefined when it cannot be read. */
-  async judgeFile(id: string): Promise<{ id: string; folder: string; path: string; revision: string; text: string; truncated: boolean; findings: readonly ThreatFinding[]; allFindings: readonly ThreatFinding[]; review?: Review } | undefined> {
+  async judgeFile(id: string): Promise<{ id: string; folder: string; path: string; revision: string; text: string; truncated: boolean; findings: readonly ThreatFinding[]; allFindings: readonly ThreatFinding[]; review?: Review; repositoryReview?: Review } | undefined> {
     const check = this.folders.check(id);
     if (!check.ok) return undefined;
     let read: KnowledgeRead;
@@ -234,10 +250,56 @@ export class KnowledgeCore {
     }
     const { text, revision, truncated } = read;
     const allFindings = this.withName(check.id, this.scan(text, revision) as readonly ThreatFinding[]);
-    const found = allFindings.length > 0 ? check.folder.reviews.find(check.rel, revision, RULESET_VERSION) : undefined;
-    // Reviews on disk name the path inside their folder; callers see the workspace id.
-    const review = found ? { ...found, id: check.id } : undefined;
-    return { id: check.id, folder: check.folder.name, path: check.path, revision, text, truncated, findings: review ? [] : allFindings, allFindings, ...(review ? { review } : {}) };
+    const clearance = allFindings.length > 0 ? check.folder.reviews.clearance(check.rel, revision, RULESET_VERSION) : undefined;
+    // Reviews on disk name the path inside their folder; callers see the workspace id. `review`: what clears it (this
+    // person's record); `repositoryReview`: the team's record alone, shown as "reviewed by <name> in the repository".
+    const asReview = (c: NonNullable<typeof clearance>): Review =>
+      c.team ? { ...c.team, id: check.id } : { id: check.id, contentHash: revision, rulesetVersion: RULESET_VERSION, rules: c.personal?.rules ?? [], reviewedBy: c.personal?.by ?? '', reviewedAt: c.personal?.at ?? '' };
+    const review = clearance?.cleared ? asReview(clearance) : undefined;
+    const repositoryReview = clearance && !clearance.cleared && clearance.team ? { ...clearance.team, id: check.id } : undefined;
+    return { id: check.id, folder: check.folder.name, path: check.path, revision, text, truncated, findings: review ? [] : allFindings, allFindings, ...(review ? { review } : {}), ...(repositoryReview ? { repositoryReview } : {}) };
+  }
+
+  /**
+   * This person accepts the repository's review of one file revision (the team's record in `.knowledge/reviews.json`)
+   * into their own record. Fails when there is no such review for the file as it is now.
+   */
+  async acceptRepositoryReview(id: string, revision: string): Promise<Review> {
+    // The repository's record as it is on disk now (a pull may have changed it since the last load).
+    await this.folders.locate(id)?.folder.reviews.load();
+    const judged = await this.judgeFile(id);
+    if (!judged) throw new Error(`${id} cannot be read.`);
+    if (judged.revision !== revision) throw new Error(`${id} changed since it was judged; look at it again before accepting a review.`);
+    const check = this.folders.check(judged.id);
+    if (!check.ok) throw new Error(`${id} cannot be read.`);
+    const team = check.folder.reviews.find(check.rel, revision, RULESET_VERSION);
+    if (!team) throw new Error(`The repository has no review of ${id} as it is now.`);
+    await check.folder.reviews.accept([team]);
+    await this.refreshFlags([judged.id]);
+    return { ...team, id: judged.id };
+  }
+
+  /** The repository's reviews (current rule set) this person has not accepted, per folder (the folder's name). */
+  async repositoryReviews(folderName?: string): Promise<{ folder: string; reviews: Review[] }[]> {
+    const folders = folderName !== undefined ? this.folders.all.filter((f) => f.name === folderName) : this.folders.all;
+    // The repository's record as it is on disk now: what is listed is what will be accepted.
+    await Promise.all(folders.map((f) => f.reviews.load()));
+    return folders.map((f) => ({ folder: f.name, reviews: f.reviews.unaccepted(RULESET_VERSION).map((r) => (r.id.startsWith('memory:') ? r : { ...r, id: this.folders.idOf(f, r.id) })) }));
+  }
+
+  /**
+   * Accepts every listed review of a folder's repository record into this person's record (the ids as
+   * `repositoryReviews` answered them; each must still be in the repository's record). Answers those accepted.
+   */
+  async acceptRepositoryReviews(folderName: string, picked: readonly { id: string; contentHash: string }[]): Promise<Review[]> {
+    const folder = this.folders.byName(folderName);
+    if (!folder) throw new Error(`No workspace folder is named ${folderName}.`);
+    const listed = new Map((await this.repositoryReviews(folderName))[0]!.reviews.map((r) => [`${r.id}\0${r.contentHash}`, r]));
+    const chosen = picked.map((p) => listed.get(`${p.id}\0${p.contentHash}`)).filter((r): r is Review => r !== undefined);
+    const onDisk = chosen.map((r) => folder.reviews.find(r.id.startsWith('memory:') ? r.id : (this.folders.locate(r.id)?.rel ?? r.id), r.contentHash, r.rulesetVersion)).filter((r): r is Review => r !== undefined);
+    await folder.reviews.accept(onDisk);
+    await this.refreshFlags();
+    return chosen;
   }
 
   /** Records "reviewed — not a threat" for exactly this revision under the current rule set, in the file's folder. */

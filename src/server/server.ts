@@ -13,7 +13,7 @@ import { registerAgentRoutes } from './routes/agents';
 import { registerItemRoutes } from './routes/items';
 import { registerMemoryRoutes } from './routes/memory';
 import { registerSessionRoutes } from './routes/sessions';
-import { SERVER_MARK_REVIEWED_COMMAND, registerThreatRoutes } from './routes/threat';
+import { SERVER_ACCEPT_REVIEW_COMMAND, SERVER_MARK_REVIEWED_COMMAND, registerThreatRoutes } from './routes/threat';
 
 export function startServer(connection: Connection): void {
   const ctx = createServerContext(connection);
@@ -51,7 +51,7 @@ export function startServer(connection: Connection): void {
         // Folders added to or removed from the workspace arrive as workspace/didChangeWorkspaceFolders.
         workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
         // A generic client cannot run the extension's client-side command: the code action names this one instead.
-        ...(init.client === 'generic' ? { executeCommandProvider: { commands: [SERVER_MARK_REVIEWED_COMMAND] } } : {}),
+        ...(init.client === 'generic' ? { executeCommandProvider: { commands: [SERVER_MARK_REVIEWED_COMMAND, SERVER_ACCEPT_REVIEW_COMMAND] } } : {}),
       },
       serverInfo: { name: 'session-knowledge-server', version: '0.1.0' },
     };

@@ -99,6 +99,7 @@ export const PanelParamsSchemas = {
   'item/open': z.object({ id: Id }).strict(),
   /** "Reviewed — not a threat" for exactly this revision of a note or plan. */
   'item/markReviewed': z.object({ id: Id, revision: Revision }).strict(),
+  'item/acceptRepositoryReview': z.object({ id: Id, revision: Revision }).strict(),
   /** Delete a note or plan file (the webview asked the person to confirm first). */
   'item/forget': z.object({ id: Id }).strict(),
 } as const;
@@ -148,6 +149,8 @@ export interface FlaggedItemView {
   spans: SpanView[];
   /** The workspace folder that holds it, when the workspace has more than one. */
   folder?: string;
+  /** The repository's record has a review of it this person has not accepted: by whom (shown, never obeyed). */
+  repositoryReviewedBy?: string;
 }
 
 export interface ItemView {
@@ -271,6 +274,7 @@ export interface PanelResults {
   'inbox/mergeTargets': MergeTarget[];
   'item/open': null;
   'item/markReviewed': null;
+  'item/acceptRepositoryReview': null;
   'item/forget': null;
 }
 

@@ -18,6 +18,9 @@ import {
   ListItemsParamsSchema,
   MarkDeliveredParamsSchema,
   MarkReviewedParamsSchema,
+  AcceptRepositoryReviewParamsSchema,
+  AcceptRepositoryReviewsParamsSchema,
+  RepositoryReviewsParamsSchema,
   RenamePinParamsSchema,
   PruneSessionsParamsSchema,
   ResolveParamsSchema,
@@ -36,6 +39,7 @@ import {
   type KnowledgeItem,
   type PendingBlock,
   type ReviewRecord,
+  type RepositoryReviewsResult,
   type ServerStatus,
   type SessionInfo,
   type Stats,
@@ -170,6 +174,19 @@ export const JudgeFileRequest = defineRequest('knowledge/threat/judgeFile', Judg
  * the current rule set. Fails when the file changed since (`revision` no longer matches) or is not flagged.
  */
 export const MarkReviewedRequest = defineRequest('knowledge/threat/markReviewed', MarkReviewedParamsSchema)<ReviewRecord>();
+
+/**
+ * Client → server: this person accepts the repository's review (the team's record in `.knowledge/reviews.json`) of a
+ * file as it is now into their own record. Until then that review is shown, never obeyed. Fails when the repository
+ * has no review of this revision under the current rule set.
+ */
+export const AcceptRepositoryReviewRequest = defineRequest('knowledge/threat/acceptRepositoryReview', AcceptRepositoryReviewParamsSchema)<ReviewRecord>();
+
+/** Client → server: the repository's reviews (current rule set) this person has not accepted, per folder. */
+export const RepositoryReviewsRequest = defineRequest('knowledge/threat/repositoryReviews', RepositoryReviewsParamsSchema)<RepositoryReviewsResult>();
+
+/** Client → server: accept these of a folder's repository reviews (listed first by `RepositoryReviewsRequest`). Answers those accepted. */
+export const AcceptRepositoryReviewsRequest = defineRequest('knowledge/threat/acceptRepositoryReviews', AcceptRepositoryReviewsParamsSchema)<ReviewRecord[]>();
 
 /**
  * Client → server: judge texts now (current rule set, reviews applied for texts that carry a pin id) — what

@@ -49,6 +49,8 @@ export const KnowledgeItemSchema = z.object({
   path: z.string(),
   /** Rule ids its text trips now (empty: clean or reviewed). Flagged items are withheld from the model. */
   flaggedRules: z.array(z.string()).default([]),
+  /** Flagged, and the repository's record (`.knowledge/reviews.json`) has a review of it this person has not accepted: by whom. */
+  repositoryReviewedBy: z.string().optional(),
   /** The name of the workspace folder that holds it; present only when the workspace has more than one folder. */
   folder: z.string().optional(),
 });
@@ -309,6 +311,18 @@ export type ClaimScheduledRunResult = z.infer<typeof ClaimScheduledRunResultSche
 export const MarkReviewedParamsSchema = z.object({ id: PinIdSchema, revision: z.string().regex(/^[0-9a-f]{64}$/) }).strict();
 export type MarkReviewedParams = z.infer<typeof MarkReviewedParamsSchema>;
 
+/** This person accepts the repository's review of one file as it is now (`revision`) into their own record. */
+export const AcceptRepositoryReviewParamsSchema = MarkReviewedParamsSchema;
+export type AcceptRepositoryReviewParams = MarkReviewedParams;
+/** The repository's reviews not yet accepted: of one folder (its name) or, without it, of every folder. */
+export const RepositoryReviewsParamsSchema = z.object({ folder: z.string().max(1000).optional() }).strict();
+export type RepositoryReviewsParams = z.infer<typeof RepositoryReviewsParamsSchema>;
+/** Accept these of a folder's repository reviews (as listed by the repository-reviews request). */
+export const AcceptRepositoryReviewsParamsSchema = z
+  .object({ folder: z.string().max(1000), reviews: z.array(z.object({ id: z.string().min(1).max(4096), contentHash: z.string().regex(/^[0-9a-f]{64}$/) }).strict()).max(10_000) })
+  .strict();
+export type AcceptRepositoryReviewsParams = z.infer<typeof AcceptRepositoryReviewsParamsSchema>;
+
 export const ReviewRecordSchema = z.object({
   id: z.string(),
   contentHash: z.string(),
@@ -318,6 +332,9 @@ export const ReviewRecordSchema = z.object({
   reviewedAt: z.string(),
 });
 export type ReviewRecord = z.infer<typeof ReviewRecordSchema>;
+export interface RepositoryReviewsResult {
+  folders: { folder: string; reviews: ReviewRecord[] }[];
+}
 
 /** A finding on a file, with line/column for people (0-based in the protocol, 1-based in the CLI). */
 export const FileFindingSchema = z.object({
@@ -336,7 +353,10 @@ export const JudgeFileResultSchema = z.object({
   findings: z.array(FileFindingSchema),
   /** Every finding, reviewed or not, so a person sees what matched. */
   allFindings: z.array(FileFindingSchema),
+  /** This person's review (their own record, or the repository's review they accepted) that clears the findings. */
   review: ReviewRecordSchema.optional(),
+  /** The repository's review alone (`.knowledge/reviews.json`, the team's record): shown, never obeyed until accepted. */
+  repositoryReview: ReviewRecordSchema.optional(),
 });
 export type JudgeFileResult = z.infer<typeof JudgeFileResultSchema>;
 export const JudgeFileParamsSchema = z.object({ id: PinIdSchema }).strict();

@@ -1,4 +1,5 @@
 /** Starts the real bundled language server (`dist/server.js`) as a child process over IPC, like the client does. */
+import './isolatedState';
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';

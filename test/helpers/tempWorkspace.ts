@@ -1,4 +1,5 @@
 /** A temp workspace with `.knowledge/notes` and `.knowledge/plans`, plus a global-storage path beside it. */
+import './isolatedState';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';

@@ -206,7 +206,7 @@ test('Neovim (a client nobody here wrote) gets the warning on the exact span, ru
 
   try {
     assert.deepEqual(result.steps, ['initialized', 'diagnostics', 'executed', 'cleared', 'stopped']);
-    assert.deepEqual(result.commands, { commands: [SERVER_COMMAND] }, 'the server offers its own command to a generic client');
+    assert.deepEqual(result.commands, { commands: [SERVER_COMMAND, 'sessionKnowledge.server.acceptRepositoryReview'] }, 'the server offers its own command to a generic client');
     assert.equal(result.uri, pathToFileURL(flagged).href);
 
     // The warnings: exactly the scanner's spans and rules, from our source.

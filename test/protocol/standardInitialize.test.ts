@@ -73,7 +73,7 @@ test('a standard initialize (workspaceFolders, no initializationOptions) over st
   c.onNotification(PublishDiagnosticsNotification.type, (p) => void diagnostics.set(p.uri, p));
 
   const init: InitializeResult = await c.sendRequest(InitializeRequest.type, standardParams(d.workspace));
-  assert.deepEqual(init.capabilities.executeCommandProvider, { commands: [SERVER_COMMAND] });
+  assert.deepEqual(init.capabilities.executeCommandProvider, { commands: [SERVER_COMMAND, 'sessionKnowledge.server.acceptRepositoryReview'] });
   assert.ok(init.capabilities.codeActionProvider);
   await c.sendNotification(InitializedNotification.type, {});
 
@@ -149,7 +149,7 @@ test('the workspace comes from workspaceFolders[0], else rootUri, else rootPath;
     const server = startStdioServer({ ...d.env, ...k.env });
     try {
       const init = await server.connection.sendRequest(InitializeRequest.type, k.params);
-      assert.deepEqual(init.capabilities.executeCommandProvider, { commands: [SERVER_COMMAND] }, k.name);
+      assert.deepEqual(init.capabilities.executeCommandProvider, { commands: [SERVER_COMMAND, 'sessionKnowledge.server.acceptRepositoryReview'] }, k.name);
       await server.connection.sendNotification(InitializedNotification.type, {});
       const status = await server.connection.sendRequest(StatusRequest.type);
       assert.equal(status.workspaceFolder, k.folder, k.name);

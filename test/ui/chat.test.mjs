@@ -45,6 +45,29 @@ const lastUser = (request) => request.messages[request.messages.length - 1];
 const userWords = (request) => request.messages.filter((m) => m.role === 'user').map((m) => m.parts.filter((p) => !isBlock(p)).join(' | '));
 
 /** `.knowledge/reviews.json` with one review of REVIEWED's text under `rulesetVersion`. */
+/**
+ * This person's own review (their per-user record, `src/server/review/userTrust.ts`, in the state folder the workbench
+ * gets beside its user-data folder): reviews.json alone is the team's record and clears nothing.
+ */
+function recordOwnReview(stateDir, folder, id, text) {
+  const revision = createHash('sha256').update(text).digest('hex');
+  const script = `import trust from ${JSON.stringify(join(repoRoot, 'src/server/review/userTrust.ts'))};
+await new trust.UserTrustStore(${JSON.stringify(join(stateDir, 'trust'))}).add([{ kind: 'review', folder: ${JSON.stringify(folder)}, id: ${JSON.stringify(id)}, revision: ${JSON.stringify(revision)}, rulesetVersion: ${JSON.stringify(RULESET_VERSION)}, how: 'self', by: 'ui-test' }]);`;
+  execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: repoRoot });
+}
+
+/** This person's review lapses with a new rule set: their record now names an older one. */
+function lapseOwnReview(stateDir, folder, id, text) {
+  const revision = createHash('sha256').update(text).digest('hex');
+  const key = (rulesetVersion) => `{ kind: 'review', folder: ${JSON.stringify(folder)}, id: ${JSON.stringify(id)}, revision: ${JSON.stringify(revision)}, rulesetVersion: ${JSON.stringify(rulesetVersion)}, how: 'self', by: 'ui-test' }`;
+  const script = `import trust from ${JSON.stringify(join(repoRoot, 'src/server/review/userTrust.ts'))};
+const store = new trust.UserTrustStore(${JSON.stringify(join(stateDir, 'trust'))});
+await store.load();
+await store.remove([${key(RULESET_VERSION)}]);
+await store.add([${key('2000.1.1')}]);`;
+  execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: repoRoot });
+}
+
 function reviewsFile(rulesetVersion, text) {
   const contentHash = createHash('sha256').update(text).digest('hex');
   const review = { id: REVIEWED, contentHash, rulesetVersion, rules: ['override.ignore-instructions'], reviewedBy: 'ui-test', reviewedAt: new Date().toISOString() };
@@ -134,6 +157,7 @@ describe("@knowledge in VS Code's Chat view, with a fake model that records what
     mkdirSync(join(workspace, '.vscode'), { recursive: true });
     writeFileSync(join(workspace, '.vscode/settings.json'), JSON.stringify({ 'sessionKnowledge.blockTokenBudget': 1000 }));
     userDataDir = join(scratch, 'user-data');
+    recordOwnReview(`${userDataDir}-sk-state`, workspace, REVIEWED, releaseText);
     const extensionsDir = join(scratch, 'extensions');
     writeUserSettings(userDataDir, QUIET_SETTINGS);
     installVsix(packageExtension(fixture, scratch), { extensionsDir, userDataDir });
@@ -327,6 +351,8 @@ describe("@knowledge in VS Code's Chat view, with a fake model that records what
 
     // A new rule set: every review made under the old one lapses (rules.ts, RULESET_VERSION). The note now reads as an instruction.
     const text = readFileSync(join(workspace, REVIEWED), 'utf8');
+    lapseOwnReview(`${userDataDir}-sk-state`, workspace, REVIEWED, text);
+    // The team's record follows (and its change is what the server watches).
     writeFileSync(join(workspace, '.knowledge/reviews.json'), reviewsFile('2000.1.1', text));
     await waitFor(async () => (await command('/status', 'Session')).includes('withheld'), { message: 'the server to read the lapsed review', timeoutMs: 30_000 });
     const { last } = await ask('Anything else?', { answer: FOOTER });

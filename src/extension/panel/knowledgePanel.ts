@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 import { sessionRetentionDays } from '../retention';
 import { ResponseError } from 'vscode-languageclient/node';
-import { ListItemsRequest, MarkReviewedRequest, UpdateDraftPinsRequest, UpdateSessionPinsRequest } from '../../shared/protocol';
+import { ListItemsRequest, AcceptRepositoryReviewRequest, MarkReviewedRequest, UpdateDraftPinsRequest, UpdateSessionPinsRequest } from '../../shared/protocol';
 import {
   MemoryApproveRequest,
   MemoryConsolidateRequest,
@@ -295,6 +295,10 @@ class KnowledgePanelProvider implements vscode.WebviewViewProvider, vscode.Dispo
       },
       'item/markReviewed': async (p) => {
         await client.sendRequest(MarkReviewedRequest.type, p);
+        return changed(null);
+      },
+      'item/acceptRepositoryReview': async (p) => {
+        await client.sendRequest(AcceptRepositoryReviewRequest.type, p);
         return changed(null);
       },
       'item/forget': async (p) => {

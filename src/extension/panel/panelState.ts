@@ -185,7 +185,16 @@ export class PanelStateBuilder {
         } catch {
           spans = []; // the warning and the rule ids still show
         }
-        return { id: item.id, kind: item.kind, title: item.title, revision: item.revision, rules: item.flaggedRules, spans, ...(item.folder !== undefined ? { folder: item.folder } : {}) };
+        return {
+          id: item.id,
+          kind: item.kind,
+          title: item.title,
+          revision: item.revision,
+          rules: item.flaggedRules,
+          spans,
+          ...(item.folder !== undefined ? { folder: item.folder } : {}),
+          ...(item.repositoryReviewedBy !== undefined ? { repositoryReviewedBy: item.repositoryReviewedBy } : {}),
+        };
       }),
     );
   }

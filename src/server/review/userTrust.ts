@@ -63,6 +63,8 @@ const TrustDocSchema = z.looseObject({
   records: z.array(TrustRecordSchema).default([]),
   /** Folders (real paths) whose pre-upgrade reviews and approvals were carried over once (`migrated`). */
   migrated: z.array(z.string()).default([]),
+  /** When this record began (the first run of a version with it): what migration compares pre-upgrade records with. */
+  since: z.string().optional(),
 });
 type TrustDoc = z.infer<typeof TrustDocSchema>;
 
@@ -228,6 +230,22 @@ export class UserTrustStore {
     });
     this.reindex(doc, await this.ensureKey(false));
     this.loadedMtime = await this.mtime();
+  }
+
+  /**
+   * When this person's record began: set once, by the first process of a version that has it. Reviews made before it
+   * were made under the old rules (the repository's record was the verdict) and may be carried over (`migrated`).
+   */
+  async since(): Promise<Date> {
+    let at = this.doc.data.since;
+    if (!at) {
+      const doc = await this.doc.update((d) => {
+        d.since ??= new Date().toISOString();
+      });
+      at = doc.since!;
+      this.loadedMtime = await this.mtime();
+    }
+    return new Date(at);
   }
 
   /** Whether a folder's pre-upgrade records were already carried over (see `markMigrated`). */

@@ -3,13 +3,15 @@
  * their live text), the "mark as reviewed" code action, and the judge-file, judge-texts and mark-reviewed requests.
  * The code action's command is the extension's client-side `sessionKnowledge.markReviewed`; a generic LSP
  * client (Neovim, Helix…) gets `sessionKnowledge.server.markReviewed` instead, which the server executes.
+ * A finding covered only by the repository's review (the team's record) says "reviewed by <name> in the repository —
+ * not accepted by you" and gets a second action that accepts it into this person's record.
  */
 import { type CodeAction, CodeActionKind, type Diagnostic, DiagnosticSeverity, TextDocuments } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { ItemsChangedNotification, JudgeFileRequest, JudgeTextsRequest, MarkReviewedRequest } from '../../shared/protocol';
+import { AcceptRepositoryReviewRequest, AcceptRepositoryReviewsRequest, ItemsChangedNotification, JudgeFileRequest, JudgeTextsRequest, MarkReviewedRequest, RepositoryReviewsRequest } from '../../shared/protocol';
 import { defineRequest } from '../../shared/rpc';
 import { MarkReviewedParamsSchema, type ReviewRecord } from '../../shared/schemas';
 import { contentRevision } from '../notes/noteIndex';
@@ -30,11 +32,16 @@ export const CLIENT_MARK_REVIEWED_COMMAND = 'sessionKnowledge.markReviewed';
  */
 export const SERVER_MARK_REVIEWED_COMMAND = 'sessionKnowledge.server.markReviewed';
 
-/** `workspace/executeCommand` of `SERVER_MARK_REVIEWED_COMMAND`, arguments `[id, revision]` as the code action gives them. */
+/** The extension's command that accepts the repository's review of a file (it asks first). */
+export const CLIENT_ACCEPT_REVIEW_COMMAND = 'sessionKnowledge.acceptRepositoryReview';
+/** A generic client's: the server accepts the repository's review of `[id, revision]`. */
+export const SERVER_ACCEPT_REVIEW_COMMAND = 'sessionKnowledge.server.acceptRepositoryReview';
+
+/** `workspace/executeCommand` of the server's commands, arguments `[id, revision]` as the code action gives them. */
 const ExecuteMarkReviewedRequest = defineRequest(
   'workspace/executeCommand',
   z.object({
-    command: z.literal(SERVER_MARK_REVIEWED_COMMAND),
+    command: z.enum([SERVER_MARK_REVIEWED_COMMAND, SERVER_ACCEPT_REVIEW_COMMAND]),
     arguments: z.tuple([MarkReviewedParamsSchema.shape.id, MarkReviewedParamsSchema.shape.revision]),
   }),
 )<ReviewRecord>();
@@ -58,7 +65,7 @@ export const MAX_DIAGNOSTICS = 100;
  * The diagnostics of one file: a warning per finding, at most {@link MAX_DIAGNOSTICS} and one saying how many more;
  * `truncated` (the file is over the cap of every knowledge-file read): a note where judging and sending stop.
  */
-export function findingsToDiagnostics(text: string, findings: readonly ThreatFinding[], id: string, revision: string, truncated = false): Diagnostic[] {
+export function findingsToDiagnostics(text: string, findings: readonly ThreatFinding[], id: string, revision: string, truncated = false, repositoryReview?: { reviewedBy: string }): Diagnostic[] {
   const lineStarts = [0];
   for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) lineStarts.push(i + 1);
   const shown = findings.slice(0, MAX_DIAGNOSTICS);
@@ -67,8 +74,10 @@ export function findingsToDiagnostics(text: string, findings: readonly ThreatFin
     severity: DiagnosticSeverity.Warning,
     source: DIAGNOSTIC_SOURCE,
     code: f.ruleId,
-    message: `${f.message} Withheld from the agent — reads as an instruction (${f.ruleId}). If this is intended, mark it reviewed.`,
-    data: { id, revision },
+    message: repositoryReview
+      ? `${f.message} Withheld from the agent — reads as an instruction (${f.ruleId}). Reviewed by ${repositoryReview.reviewedBy} in the repository — not accepted by you.`
+      : `${f.message} Withheld from the agent — reads as an instruction (${f.ruleId}). If this is intended, mark it reviewed.`,
+    data: { id, revision, ...(repositoryReview ? { repositoryReview: true } : {}) },
   }));
   const more = findings.length - shown.length;
   if (more > 0) {
@@ -127,7 +136,8 @@ export function registerThreatRoutes(ctx: ServerContext): Diagnostics {
     // The live text read as the file would be: up to the cap, with the revision of what is judged.
     const { text, revision, truncated } = capKnowledgeText(doc.getText());
     const findings = core.judge(id, text, revision) as readonly ThreatFinding[];
-    void connection.sendDiagnostics({ uri: doc.uri, diagnostics: findingsToDiagnostics(text, findings, id, revision, truncated) });
+    const team = findings.length > 0 ? core.unacceptedReview(id, revision) : undefined;
+    void connection.sendDiagnostics({ uri: doc.uri, diagnostics: findingsToDiagnostics(text, findings, id, revision, truncated, team) });
   };
   const publishFromDisk = async (ids?: readonly string[]) => {
     const c = ctx.current();
@@ -138,7 +148,7 @@ export function registerThreatRoutes(ctx: ServerContext): Diagnostics {
       if (!uri) continue;
       const open = documents.get(uri);
       if (open) publishOpen(open);
-      else void connection.sendDiagnostics({ uri, diagnostics: j ? findingsToDiagnostics(j.text, j.findings as ThreatFinding[], id, j.revision, j.truncated) : [] });
+      else void connection.sendDiagnostics({ uri, diagnostics: j ? findingsToDiagnostics(j.text, j.findings as ThreatFinding[], id, j.revision, j.truncated, j.repositoryReview) : [] });
     }
   };
   /** Files that left the workspace (their folder was removed): their diagnostics go. */
@@ -157,8 +167,16 @@ export function registerThreatRoutes(ctx: ServerContext): Diagnostics {
     const actions: CodeAction[] = [];
     for (const d of params.context.diagnostics) {
       if (d.source !== DIAGNOSTIC_SOURCE) continue;
-      const data = d.data as { id?: string; revision?: string } | undefined;
+      const data = d.data as { id?: string; revision?: string; repositoryReview?: boolean } | undefined;
       if (!data?.id || !data.revision) continue;
+      if (data.repositoryReview) {
+        actions.push({
+          title: "Accept the repository's review — not a threat",
+          kind: CodeActionKind.QuickFix,
+          diagnostics: [d],
+          command: { title: "Accept the repository's review", command: ctx.client() === 'generic' ? SERVER_ACCEPT_REVIEW_COMMAND : CLIENT_ACCEPT_REVIEW_COMMAND, arguments: [data.id, data.revision] },
+        });
+      }
       actions.push({
         title: `Mark as reviewed — not a threat (${String(d.code)})`,
         kind: CodeActionKind.QuickFix,
@@ -166,15 +184,23 @@ export function registerThreatRoutes(ctx: ServerContext): Diagnostics {
         command: { title: 'Mark as reviewed', command: ctx.client() === 'generic' ? SERVER_MARK_REVIEWED_COMMAND : CLIENT_MARK_REVIEWED_COMMAND, arguments: [data.id, data.revision] },
       });
     }
-    // One action per document revision is enough.
-    return actions.slice(0, 1);
+    // One action per document revision is enough (two when the repository has a review to accept).
+    return actions.slice(0, actions.length > 0 && actions[0]!.title.startsWith('Accept') ? 2 : 1);
   });
 
   route(connection, JudgeFileRequest, async (p) => {
     const j = await ctx.ready().judgeFile(p.id);
     if (!j) return null;
     const plain = (f: ThreatFinding) => ({ ruleId: f.ruleId, category: f.category, severity: f.severity, message: f.message, start: f.start, end: f.end });
-    return { id: j.id, revision: j.revision, rulesetVersion: RULESET_VERSION, findings: j.findings.map(plain), allFindings: j.allFindings.map(plain), ...(j.review ? { review: toReviewRecord(j.review) } : {}) };
+    return {
+      id: j.id,
+      revision: j.revision,
+      rulesetVersion: RULESET_VERSION,
+      findings: j.findings.map(plain),
+      allFindings: j.allFindings.map(plain),
+      ...(j.review ? { review: toReviewRecord(j.review) } : {}),
+      ...(j.repositoryReview ? { repositoryReview: toReviewRecord(j.repositoryReview) } : {}),
+    };
   });
   route(connection, JudgeTextsRequest, (p) => {
     const core = ctx.ready();
@@ -193,7 +219,22 @@ export function registerThreatRoutes(ctx: ServerContext): Diagnostics {
     return toReviewRecord(r);
   };
   route(connection, MarkReviewedRequest, (p) => markReviewed(p.id, p.revision));
-  route(connection, ExecuteMarkReviewedRequest, (p) => markReviewed(p.arguments[0], p.arguments[1]));
+  const acceptReview = async (id: string, revision: string): Promise<ReviewRecord> => {
+    const r = await ctx.ready().acceptRepositoryReview(id, revision);
+    await publishFromDisk([r.id]);
+    void connection.sendNotification(ItemsChangedNotification.type, { ids: [r.id] });
+    return toReviewRecord(r);
+  };
+  route(connection, AcceptRepositoryReviewRequest, (p) => acceptReview(p.id, p.revision));
+  route(connection, ExecuteMarkReviewedRequest, (p) => (p.command === SERVER_ACCEPT_REVIEW_COMMAND ? acceptReview(p.arguments[0], p.arguments[1]) : markReviewed(p.arguments[0], p.arguments[1])));
+  route(connection, RepositoryReviewsRequest, async (p) => ({ folders: (await ctx.ready().repositoryReviews(p.folder)).map((f) => ({ folder: f.folder, reviews: f.reviews.map(toReviewRecord) })) }));
+  route(connection, AcceptRepositoryReviewsRequest, async (p) => {
+    const accepted = await ctx.ready().acceptRepositoryReviews(p.folder, p.reviews);
+    const files = accepted.filter((r) => !r.id.startsWith('memory:')).map((r) => r.id);
+    await publishFromDisk(files);
+    void connection.sendNotification(ItemsChangedNotification.type, { ids: files });
+    return accepted.map(toReviewRecord);
+  });
 
   return { publishFromDisk, clear };
 }
