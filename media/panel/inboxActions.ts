@@ -239,21 +239,32 @@ function bulkStatus(verb: string, done: number, refused: { id: string; message: 
   return `${head} Not ${verb.toLowerCase()} (still selected): ${refused.map((x) => `${quoted(x.id)} — ${x.message}`).join(' ')}`;
 }
 
+type BulkAnswer = { done: { id: string }[]; refused: { id: string; message: string }[] };
+
+/**
+ * One bulk action: the request, then its outcome said once — failed (in the toolbar), or done and refused (each
+ * refused card says why) — and focus on the item after those that left. Answers whether the request went through.
+ */
+async function runBulk(label: string, verb: string, call: () => Promise<BulkAnswer>): Promise<boolean> {
+  const r = await attempt(label, call);
+  if (!r.ok) {
+    inbox.status = `${label} failed: ${r.message}`;
+    renderToolbar();
+    return false;
+  }
+  const done = new Set(r.value.done.map((e) => e.id));
+  for (const x of r.value.refused) inbox.notices.set(x.id, `Not ${verb.toLowerCase()}: ${x.message}`);
+  inbox.status = bulkStatus(verb, done.size, r.value.refused);
+  announce(inbox.status);
+  await focusItemAfterReload(afterRemoval(done, inbox.active));
+  return true;
+}
+
 /** "Accept all from the repository" of one folder: flagged ones are refused and say why on their card. */
 async function acceptRepository(folder: string): Promise<void> {
   if (!folder) return;
   clearStatus();
-  const r = await attempt('Accept all from the repository', () => request('inbox/acceptRepository', { folder }));
-  if (!r.ok) {
-    inbox.status = `Accept all from the repository failed: ${r.message}`;
-    renderToolbar();
-    return;
-  }
-  const done = new Set(r.value.done.map((e) => e.id));
-  for (const x of r.value.refused) inbox.notices.set(x.id, `Not accepted: ${x.message}`);
-  inbox.status = bulkStatus('Accepted', done.size, r.value.refused);
-  announce(inbox.status);
-  await focusItemAfterReload(afterRemoval(done, inbox.active));
+  await runBulk('Accept all from the repository', 'Accepted', () => request('inbox/acceptRepository', { folder }));
 }
 
 async function bulkApprove(): Promise<void> {
@@ -262,17 +273,7 @@ async function bulkApprove(): Promise<void> {
     announce('Nothing selected: Space selects the item in focus.');
     return;
   }
-  const r = await attempt('Approve selected', () => request('inbox/approve', { ids }));
-  if (!r.ok) {
-    inbox.status = `Approve selected failed: ${r.message}`;
-    renderToolbar();
-    return;
-  }
-  const done = new Set(r.value.done.map((e) => e.id));
-  for (const x of r.value.refused) inbox.notices.set(x.id, `Not approved: ${x.message}`);
-  inbox.status = bulkStatus('Approved', done.size, r.value.refused);
-  announce(inbox.status);
-  await focusItemAfterReload(afterRemoval(done, inbox.active));
+  await runBulk('Approve selected', 'Approved', () => request('inbox/approve', { ids }));
 }
 
 function openBulkReject(): void {
@@ -290,18 +291,12 @@ async function bulkReject(): Promise<void> {
   const ids = [...inbox.selected];
   if (ids.length === 0) return;
   const reason = inbox.bulkReject?.reason.trim() ?? '';
-  const r = await attempt('Reject selected', () => request('inbox/reject', { ids, ...(reason ? { reason } : {}) }));
-  if (!r.ok) {
-    inbox.status = `Reject selected failed: ${r.message}`;
-    renderToolbar();
-    return;
-  }
-  inbox.bulkReject = undefined;
-  const done = new Set(r.value.done.map((e) => e.id));
-  for (const x of r.value.refused) inbox.notices.set(x.id, `Not rejected: ${x.message}`);
-  inbox.status = bulkStatus('Rejected', done.size, r.value.refused);
-  announce(inbox.status);
-  await focusItemAfterReload(afterRemoval(done, inbox.active));
+  // The reason field closes once the request went through, before the outcome is rendered.
+  await runBulk('Reject selected', 'Rejected', async () => {
+    const answer = await request('inbox/reject', { ids, ...(reason ? { reason } : {}) });
+    inbox.bulkReject = undefined;
+    return answer;
+  });
 }
 
 function closeBulkReject(): void {
