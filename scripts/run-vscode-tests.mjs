@@ -110,8 +110,6 @@ const phaseEnv = (phase) => ({
   SK_SYNC_EXCHANGE: syncExchange,
   SK_TEST_HOOKS: '1',
   SK_MULTIROOT_STATE: multiRootState,
-  // The per-user state folder (sessions of agents, this person's trust record): the run's own, never the machine's.
-  SESSION_KNOWLEDGE_STATE_DIR: process.env.SESSION_KNOWLEDGE_STATE_DIR || join(scratch, 'state'),
   ...(opts.grep ? { SK_TEST_GREP: opts.grep, SK_TEST_ALLOW_EMPTY: '1' } : {}),
 });
 
