@@ -21,10 +21,24 @@ import { sessionsPath } from '../store/paths';
 import { currentUser } from '../review/reviewStore';
 import { UserTrustStore, type TrustHow } from '../review/userTrust';
 import { isRejected, type StoredEntry } from './memoryEntry';
-import type { MemoryState, ScopeState } from './memoryState';
+
+/** What of a scope's store approvals read (a `ScopeState` is one; declared here so memoryState may import this module). */
+export interface ApprovalScope {
+  readonly entries: readonly StoredEntry[];
+  readonly folder?: { readonly path: string } | null;
+  readonly loaded: boolean;
+}
+
+/** What of the memory state approvals read (a `MemoryState` is one). */
+export interface ApprovalState {
+  readonly userTrust: UserTrustStore | null;
+  storeOf(e: StoredEntry): ApprovalScope;
+  readonly deps: { readonly globalStoragePath: string; readonly log?: (message: string) => void };
+}
+
 
 /** The folder a project entry's approval is keyed by (its workspace folder's path). */
-function folderPathOf(st: MemoryState, e: StoredEntry): string | undefined {
+function folderPathOf(st: ApprovalState, e: StoredEntry): string | undefined {
   return e.scope === 'project' ? st.storeOf(e).folder?.path : undefined;
 }
 
@@ -43,7 +57,7 @@ function approvedIn(trust: UserTrustStore, folder: string): Set<string> {
 }
 
 /** This person approved (or accepted) exactly this revision of this project entry on this machine. */
-export function personallyApproved(st: MemoryState, e: StoredEntry): boolean {
+export function personallyApproved(st: ApprovalState, e: StoredEntry): boolean {
   const trust = st.userTrust;
   if (!trust || e.scope !== 'project') return true;
   const folder = folderPathOf(st, e);
@@ -52,12 +66,12 @@ export function personallyApproved(st: MemoryState, e: StoredEntry): boolean {
 }
 
 /** The line says approved, and for this person that is only the team's claim: a project entry nobody here approved. */
-export function fromRepository(st: MemoryState, e: StoredEntry): boolean {
+export function fromRepository(st: ApprovalState, e: StoredEntry): boolean {
   return st.userTrust !== null && e.scope === 'project' && e.trust.state === 'approved' && !personallyApproved(st, e);
 }
 
 /** Whether `e`'s approved state holds for this person (personal and session entries: the line decides). */
-export function approvedForMe(st: MemoryState, e: StoredEntry): boolean {
+export function approvedForMe(st: ApprovalState, e: StoredEntry): boolean {
   return e.trust.state === 'approved' && personallyApproved(st, e);
 }
 
@@ -70,7 +84,7 @@ export function claimedApprover(e: StoredEntry): string {
  * Records this person's approval of each approved project entry given (others are skipped): `self` when the person
  * wrote or approved it here, `accepted` when they accepted the repository's claim. No-op without a trust store.
  */
-export async function recordApprovals(st: MemoryState, entries: readonly StoredEntry[], how: TrustHow, by?: string): Promise<void> {
+export async function recordApprovals(st: ApprovalState, entries: readonly StoredEntry[], how: TrustHow, by?: string): Promise<void> {
   const trust = st.userTrust;
   if (!trust) return;
   const records = entries.flatMap((e) => {
@@ -127,7 +141,7 @@ async function knownSince(globalStoragePath: string, folder: string): Promise<nu
  * run that kept per-user approvals (`since`, recorded on that first run) — and only entries the line says THIS user
  * approved (`approvedBy`) or wrote as a person (`sourceKind: human`, `identity`) are carried over.
  */
-export async function migrateApprovals(st: MemoryState, store: ScopeState): Promise<void> {
+export async function migrateApprovals(st: ApprovalState, store: ApprovalScope): Promise<void> {
   const trust = st.userTrust;
   const folder = store.folder?.path;
   if (!trust || !folder || !store.loaded) return;
