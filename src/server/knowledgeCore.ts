@@ -131,8 +131,25 @@ export class KnowledgeCore {
     return this.folders.primary?.agentPins ?? null;
   }
 
+  /** The latest full judging (a load, a change of folders): what `whenJudged` waits for. */
+  private judging: Promise<unknown> = Promise.resolve();
+
+  /**
+   * Resolves once the items as indexed have been judged: a list asked for while a load or a change of folders is
+   * still judging waits for it, so an unjudged item is never listed as clean.
+   */
+  async whenJudged(): Promise<void> {
+    await this.judging.catch(() => undefined);
+  }
+
   /** Loads every source. A source that fails is reported and left out; it never blanks the others. */
-  async load(): Promise<void> {
+  load(): Promise<void> {
+    const run = this.loadNow();
+    this.judging = run;
+    return run;
+  }
+
+  private async loadNow(): Promise<void> {
     const [sessions] = await Promise.allSettled([this.sessions.open(), ...this.folders.all.map((f) => this.loadFolder(f))]);
     if (sessions.status === 'rejected') {
       this.problem({ source: 'sessions', path: this.sessions.indexPath, message: `Could not load sessions: ${(sessions.reason as Error)?.message ?? String(sessions.reason)}`, at: new Date().toISOString() });
@@ -160,10 +177,14 @@ export class KnowledgeCore {
   async setFolders(specs: readonly FolderSpec[]): Promise<{ added: string[]; removed: string[]; before: KnowledgeItem[]; after: KnowledgeItem[] }> {
     const before = this.listItems();
     const { added, removed } = this.folders.set(specs);
-    await Promise.all(added.map((f) => this.loadFolder(f)));
-    if (this.memory) await this.memory.setFolders(this.projectFolders());
-    this.flags.clear();
-    await this.refreshFlags();
+    const judged = (async () => {
+      await Promise.all(added.map((f) => this.loadFolder(f)));
+      if (this.memory) await this.memory.setFolders(this.projectFolders());
+      this.flags.clear();
+      await this.refreshFlags();
+    })();
+    this.judging = judged;
+    await judged;
     return { added: added.map((f) => f.path), removed: removed.map((f) => f.path), before, after: this.listItems() };
   }
 

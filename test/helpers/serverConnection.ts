@@ -25,7 +25,7 @@ export interface RunningServer {
  * so a restart over the same storage keeps it, and no test writes the machine's real one.
  */
 export async function startRealServer(options: InitializationOptions, env: Record<string, string> = {}, init: Partial<InitializeParams> = {}): Promise<RunningServer> {
-  const state = env.SESSION_KNOWLEDGE_STATE_DIR ?? (options.globalStoragePath ? join(dirname(options.globalStoragePath), 'sk-state') : mkdtempSync(join(tmpdir(), 'sk-state-')));
+  const state = env.SESSION_KNOWLEDGE_STATE_DIR ?? (options?.globalStoragePath ? join(dirname(options.globalStoragePath), 'sk-state') : mkdtempSync(join(tmpdir(), 'sk-state-')));
   const child = fork(resolve(__dirname, '../../dist/server.js'), ['--node-ipc'], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: { ...process.env, SESSION_KNOWLEDGE_STATE_DIR: state, ...env } });
   // Read stderr as VS Code's client does: an unread pipe fills up (64 KiB) and then blocks the server's writes.
   let stderrTail = '';

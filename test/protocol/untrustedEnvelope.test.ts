@@ -55,7 +55,7 @@ test('the issue\'s attack: a pinned note with ❮/knowledge-untrusted❯ and ❮
   assert.equal(start.status, 0, start.stderr);
   assert.match(start.stdout, /Use pnpm\./);
   const nonce = assertSealed(start.stdout);
-  assert.match(start.stdout, new RegExp(`Only the END sentinel and the closing tag that carry this nonce end the envelope`));
+  assert.match(start.stdout, /only the END sentinel and closing tag carrying it end this data/);
   const at = start.stdout.indexOf(INSTRUCTION);
   assert.ok(at < 0 || at < start.stdout.indexOf(closingMarkersOf(nonce).end), 'the instruction, if shown at all, stands inside the envelope');
 

@@ -61,7 +61,11 @@ export function registerItemRoutes(ctx: ServerContext, diagnostics: Diagnostics)
     const folders = ctx.ready().folders;
     return { multi: folders.multi, folders: folders.all.map((f) => ({ name: f.name, path: f.path, hasKnowledge: existsSync(join(f.path, '.knowledge')) })) };
   });
-  route(connection, ListItemsRequest, (p) => ctx.ready().listItems(p.kind));
+  route(connection, ListItemsRequest, async (p) => {
+    const core = ctx.ready();
+    await core.whenJudged(); // never list an item as clean before it was judged
+    return core.listItems(p.kind);
+  });
   route(connection, CreateItemRequest, async (p) => {
     const item = await ctx.ready().createItem(p.kind, p.title, p.folder);
     await diagnostics.publishFromDisk([item.id]);
