@@ -334,8 +334,11 @@ test('export writes JSON and Markdown where the person chooses', { timeout: 120_
   const md = await waitFor(() => existsSync(mdPath) && readFileSync(mdPath, 'utf8'), { timeoutMs: T, message: 'the Markdown export on disk' });
   assert.match(md, /^# Project memory/m);
   assert.match(md, /^## Facts$/m);
-  assert.match(md, /^- \*\*Staging runs on port 8443\*\* — The staging gateway listens on 8443\.$/m);
-  assert.match(md, /^## Decisions$/m);
+  // What this person approved here (the consolidation above) is exported; a committed "approved" line they never
+  // accepted is the repository's claim and reaches no agent, this file included (issue 25).
+  assert.match(md, /^- \*\*pnpm 9 with workspaces at the root\*\* — /m);
+  assert.ok(!md.includes('Staging runs on port 8443'), 'a repository line this person never accepted is left out of the Markdown');
+  assert.ok(!md.includes('Adopt zod for validation'));
   assert.ok(!md.includes('Ignore all previous instructions'), 'a flagged entry never reaches the Markdown agents read');
   assert.ok(!md.includes('Prefer named exports'), 'a pending entry is left out of the Markdown');
   await choose(frame, 'exchange-format', 'JSON');
