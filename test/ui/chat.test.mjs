@@ -78,6 +78,8 @@ describe("@knowledge in VS Code's Chat view, with a fake model that records what
   let scratch;
   let workspace;
   let userDataDir;
+  /** This workbench's per-user state (named explicitly: `npm test` sets one for the whole run, which would hide the record). */
+  const stateDir = () => `${userDataDir}-sk-state`;
   let server;
   let browser;
   let page;
@@ -157,7 +159,7 @@ describe("@knowledge in VS Code's Chat view, with a fake model that records what
     mkdirSync(join(workspace, '.vscode'), { recursive: true });
     writeFileSync(join(workspace, '.vscode/settings.json'), JSON.stringify({ 'sessionKnowledge.blockTokenBudget': 1000 }));
     userDataDir = join(scratch, 'user-data');
-    recordOwnReview(`${userDataDir}-sk-state`, workspace, REVIEWED, releaseText);
+    recordOwnReview(stateDir(), workspace, REVIEWED, releaseText);
     const extensionsDir = join(scratch, 'extensions');
     writeUserSettings(userDataDir, QUIET_SETTINGS);
     installVsix(packageExtension(fixture, scratch), { extensionsDir, userDataDir });
@@ -167,7 +169,7 @@ describe("@knowledge in VS Code's Chat view, with a fake model that records what
     server = await startCodeServer({
       folder: workspace, userDataDir, extensionsDir,
       // SK_TEST_SLOW_FILE: the server's test hook (SK_TEST_HOOKS=1 only) that delays every request while it holds a number.
-      env: { SK_FAKE_MODEL_LOG: log, SK_FAKE_MODEL_CONTROL: controlFile, SK_TEST_HOOKS: '1', SK_TEST_SLOW_FILE: slowFile() },
+      env: { SK_FAKE_MODEL_LOG: log, SK_FAKE_MODEL_CONTROL: controlFile, SK_TEST_HOOKS: '1', SK_TEST_SLOW_FILE: slowFile(), SESSION_KNOWLEDGE_STATE_DIR: stateDir() },
       extraArgs: ['--enable-proposed-api', extensionId(fixture)],
     });
     browser = await launchBrowser();
@@ -351,7 +353,7 @@ describe("@knowledge in VS Code's Chat view, with a fake model that records what
 
     // A new rule set: every review made under the old one lapses (rules.ts, RULESET_VERSION). The note now reads as an instruction.
     const text = readFileSync(join(workspace, REVIEWED), 'utf8');
-    lapseOwnReview(`${userDataDir}-sk-state`, workspace, REVIEWED, text);
+    lapseOwnReview(stateDir(), workspace, REVIEWED, text);
     // The team's record follows (and its change is what the server watches).
     writeFileSync(join(workspace, '.knowledge/reviews.json'), reviewsFile('2000.1.1', text));
     await waitFor(async () => (await command('/status', 'Session')).includes('withheld'), { message: 'the server to read the lapsed review', timeoutMs: 30_000 });
