@@ -13,6 +13,11 @@ export interface ServerContext {
   readonly startedAt: string;
   /** The core; a request that arrives before `initialize` answers ServerNotInitialized. */
   ready(): KnowledgeCore;
+  /**
+   * The core once its latest load (or change of folders) has judged every item and read every folder's reviews: what a
+   * request that reports a verdict waits for, so nothing unjudged (or judged before the reviews were read) is answered.
+   */
+  judged(): Promise<KnowledgeCore>;
   /** The core, or undefined while starting (for notifications and diagnostics, which answer no one). */
   current(): KnowledgeCore | undefined;
   /** The validated `initializationOptions`, once `initialize` has run. */
@@ -26,12 +31,18 @@ export function createServerContext(connection: Connection): ServerContext & { i
   let core: KnowledgeCore | undefined;
   let options: InitializationOptions | undefined;
   let clientKind: ClientKind | undefined;
+  const ready = (): KnowledgeCore => {
+    if (!core) throw new ResponseError(ErrorCodes.ServerNotInitialized, 'The Session Knowledge server is still starting.');
+    return core;
+  };
   return {
     connection,
     startedAt: new Date().toISOString(),
-    ready() {
-      if (!core) throw new ResponseError(ErrorCodes.ServerNotInitialized, 'The Session Knowledge server is still starting.');
-      return core;
+    ready,
+    async judged() {
+      const c = ready();
+      await c.whenJudged();
+      return c;
     },
     current: () => core,
     options: () => options,

@@ -62,9 +62,8 @@ export function registerItemRoutes(ctx: ServerContext, diagnostics: Diagnostics)
     return { multi: folders.multi, folders: folders.all.map((f) => ({ name: f.name, path: f.path, hasKnowledge: existsSync(join(f.path, '.knowledge')) })) };
   });
   route(connection, ListItemsRequest, async (p) => {
-    const core = ctx.ready();
-    await core.whenJudged(); // never list an item as clean before it was judged
-    return core.listItems(p.kind);
+    // never list an item as clean before it was judged
+    return (await ctx.judged()).listItems(p.kind);
   });
   route(connection, CreateItemRequest, async (p) => {
     const item = await ctx.ready().createItem(p.kind, p.title, p.folder);
@@ -72,7 +71,7 @@ export function registerItemRoutes(ctx: ServerContext, diagnostics: Diagnostics)
     void connection.sendNotification(ItemsChangedNotification.type, { ids: [item.id] });
     return item;
   });
-  route(connection, StatsRequest, () => ctx.ready().stats());
+  route(connection, StatsRequest, async () => (await ctx.judged()).stats());
   route(connection, GetDraftPinsRequest, () => ctx.ready().getDraftPins());
   route(connection, UpdateDraftPinsRequest, async (p) => {
     const result = await ctx.ready().updateDraftPins(p.add, p.remove);

@@ -189,7 +189,7 @@ export function registerThreatRoutes(ctx: ServerContext): Diagnostics {
   });
 
   route(connection, JudgeFileRequest, async (p) => {
-    const j = await ctx.ready().judgeFile(p.id);
+    const j = await (await ctx.judged()).judgeFile(p.id);
     if (!j) return null;
     const plain = (f: ThreatFinding) => ({ ruleId: f.ruleId, category: f.category, severity: f.severity, message: f.message, start: f.start, end: f.end });
     return {
@@ -202,8 +202,8 @@ export function registerThreatRoutes(ctx: ServerContext): Diagnostics {
       ...(j.repositoryReview ? { repositoryReview: toReviewRecord(j.repositoryReview) } : {}),
     };
   });
-  route(connection, JudgeTextsRequest, (p) => {
-    const core = ctx.ready();
+  route(connection, JudgeTextsRequest, async (p) => {
+    const core = await ctx.judged();
     const results = p.texts.map(({ text, id }) => {
       let findings = core.judge(id ?? '', text, contentRevision(text));
       // A replayed section ends with the line break the block compiler added when the file had none: try the file's own text too.
@@ -213,23 +213,23 @@ export function registerThreatRoutes(ctx: ServerContext): Diagnostics {
     return { rulesetVersion: RULESET_VERSION, results };
   });
   const markReviewed = async (id: string, revision: string): Promise<ReviewRecord> => {
-    const r = await ctx.ready().markReviewed(id, revision);
+    const r = await (await ctx.judged()).markReviewed(id, revision);
     await publishFromDisk([r.id]);
     void connection.sendNotification(ItemsChangedNotification.type, { ids: [r.id] });
     return toReviewRecord(r);
   };
   route(connection, MarkReviewedRequest, (p) => markReviewed(p.id, p.revision));
   const acceptReview = async (id: string, revision: string): Promise<ReviewRecord> => {
-    const r = await ctx.ready().acceptRepositoryReview(id, revision);
+    const r = await (await ctx.judged()).acceptRepositoryReview(id, revision);
     await publishFromDisk([r.id]);
     void connection.sendNotification(ItemsChangedNotification.type, { ids: [r.id] });
     return toReviewRecord(r);
   };
   route(connection, AcceptRepositoryReviewRequest, (p) => acceptReview(p.id, p.revision));
   route(connection, ExecuteMarkReviewedRequest, (p) => (p.command === SERVER_ACCEPT_REVIEW_COMMAND ? acceptReview(p.arguments[0], p.arguments[1]) : markReviewed(p.arguments[0], p.arguments[1])));
-  route(connection, RepositoryReviewsRequest, async (p) => ({ folders: (await ctx.ready().repositoryReviews(p.folder)).map((f) => ({ folder: f.folder, reviews: f.reviews.map(toReviewRecord) })) }));
+  route(connection, RepositoryReviewsRequest, async (p) => ({ folders: (await (await ctx.judged()).repositoryReviews(p.folder)).map((f) => ({ folder: f.folder, reviews: f.reviews.map(toReviewRecord) })) }));
   route(connection, AcceptRepositoryReviewsRequest, async (p) => {
-    const accepted = await ctx.ready().acceptRepositoryReviews(p.folder, p.reviews);
+    const accepted = await (await ctx.judged()).acceptRepositoryReviews(p.folder, p.reviews);
     const files = accepted.filter((r) => !r.id.startsWith('memory:')).map((r) => r.id);
     await publishFromDisk(files);
     void connection.sendNotification(ItemsChangedNotification.type, { ids: files });
