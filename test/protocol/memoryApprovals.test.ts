@@ -139,12 +139,14 @@ test('what this person remembers or edits through the real server appears at onc
   } finally {
     await s.stop();
   }
-  // The same workspace and file with another person's state folder (a record copied without the key is rejected):
+  // The same workspace and file with another person's state folder (a record copied without the key is rejected). Its
+  // own storage folder too: on this machine the folder is known from before that record began, so migration would
+  // rightly carry over the line this user wrote (approvals.ts, migrateApprovals), which is not what this case is about.
   const records = readFileSync(join(d.state, 'trust', 'records.json'), 'utf8');
   const other = join(dirname(d.state), 'other-state');
   mkdirSync(join(other, 'trust'), { recursive: true });
   writeFileSync(join(other, 'trust', 'records.json'), records);
-  s = await startRealServer({ workspaceFolder: d.workspace, globalStoragePath: d.storage, memoryEnabled: true }, { ...d.env, SESSION_KNOWLEDGE_STATE_DIR: other });
+  s = await startRealServer({ workspaceFolder: d.workspace, globalStoragePath: join(dirname(d.state), 'other-storage'), memoryEnabled: true }, { ...d.env, SESSION_KNOWLEDGE_STATE_DIR: other });
   try {
     await s.connection.sendRequest(MemoryConfigureRequest.type, CONFIG);
     assert.deepEqual(await recallIds(s, 'ship tuesdays'), [], 'records that do not verify under this state folder\'s key count for nothing');
