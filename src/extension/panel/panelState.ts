@@ -244,12 +244,13 @@ export async function inboxPage(client: LanguageClient, offset: number, limit: n
   return {
     groups: r.groups.map((g) => {
       const label = g.sessionKey === null ? undefined : labels.get(g.sessionKey);
-      return { sessionKey: g.sessionKey, ...(g.repository ? { repository: g.repository } : {}), ...(label ? { label } : {}), counts: g.counts, items: g.items.map((item) => ({ ...item, spans: item.entry.findings.length > 0 ? memorySpans(item.entry) : [] })) };
+      return { sessionKey: g.sessionKey, ...(g.repository ? { repository: g.repository } : {}), ...(label ? { label } : {}), counts: g.counts, items: g.items.map((item) => ({ ...item, spans: item.entry.findings.length > 0 ? memorySpans(item.entry) : [] })), ids: g.ids };
     }),
     counts: r.counts,
     total: r.total,
     offset,
     limit,
+    stamp: r.stamp,
   };
 }
 
