@@ -19,7 +19,11 @@
 //     the session), a pending agent entry is approved;
 //   - a flagged proposal cannot be approved (disabled button, the A key says why, the server refuses it in a bulk
 //     approve) until "Reviewed — not a threat"; then it can;
-//   - a hostile inbox message is refused (invalid-message) and changes nothing.
+//   - a hostile inbox message is refused (invalid-message) and changes nothing;
+//   - with many pending (180 from two sessions, then 60 more, then 60 lines a pull brings): the first page (50) shows
+//     first and the rest loads as the footer scrolls into view (or ArrowDown passes the last item), each item once even
+//     when another window decides or adds one meanwhile; "Select all" of a group, then a bulk reject or approve, and
+//     "Accept all from the repository" reach every item on disk, those never shown too.
 // Screenshot for the README: test-results/inbox-dark.png (copied to docs/inbox-dark.png).
 //
 // SK_PANEL_EXTENSION_DIR: load the extension from another folder (a scratch build) instead of the repo.
