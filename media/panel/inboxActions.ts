@@ -7,7 +7,7 @@
 import { closest, type ActionContext, type Actions, type Control } from './dom';
 import { announce } from './feedback';
 import { focusWhenReady } from './focus';
-import { afterRemoval, allRows, card, focusItemAfterReload, inbox, INBOX_PAGE, itemSelector, loadInbox, moveTo, neighbour, renderInbox, renderToolbar, rowById } from './inbox';
+import { afterRemoval, allRows, card, focusItemAfterReload, inbox, itemSelector, loadInbox, loadMore, moveTo, neighbour, renderInbox, renderToolbar, rowById } from './inbox';
 import { approvable, groupKey, type InboxPart } from './inboxRender';
 import { failureReason, request } from './rpc';
 
@@ -241,6 +241,17 @@ function bulkStatus(verb: string, done: number, refused: { id: string; message: 
 
 type BulkAnswer = { done: { id: string }[]; refused: { id: string; message: string }[] };
 
+/** The protocol takes at most 1,000 ids a request: a larger selection (a whole group) goes in turns, answered as one. */
+async function inTurns(ids: readonly string[], call: (ids: string[]) => Promise<BulkAnswer>): Promise<BulkAnswer> {
+  const out: BulkAnswer = { done: [], refused: [] };
+  for (let i = 0; i < ids.length; i += 1000) {
+    const r = await call(ids.slice(i, i + 1000));
+    out.done.push(...r.done);
+    out.refused.push(...r.refused);
+  }
+  return out;
+}
+
 /**
  * One bulk action: the request, then its outcome said once — failed (in the toolbar), or done and refused (each
  * refused card says why) — and focus on the item after those that left. Answers whether the request went through.
@@ -273,7 +284,7 @@ async function bulkApprove(): Promise<void> {
     announce('Nothing selected: Space selects the item in focus.');
     return;
   }
-  await runBulk('Approve selected', 'Approved', () => request('inbox/approve', { ids }));
+  await runBulk('Approve selected', 'Approved', () => inTurns(ids, (part) => request('inbox/approve', { ids: part })));
 }
 
 function openBulkReject(): void {
@@ -293,7 +304,7 @@ async function bulkReject(): Promise<void> {
   const reason = inbox.bulkReject?.reason.trim() ?? '';
   // The reason field closes once the request went through, before the outcome is rendered.
   await runBulk('Reject selected', 'Rejected', async () => {
-    const answer = await request('inbox/reject', { ids, ...(reason ? { reason } : {}) });
+    const answer = await inTurns(ids, (part) => request('inbox/reject', { ids: part, ...(reason ? { reason } : {}) }));
     inbox.bulkReject = undefined;
     return answer;
   });
@@ -318,9 +329,10 @@ export const inboxActions: Actions = {
   'inbox-merge-confirm': ({ id }) => mergeOne(id),
   'inbox-accept-repository': ({ target }) => acceptRepository(target.dataset.folder ?? ''),
   'inbox-select-group': ({ target }) => {
+    // The whole group: its items beyond the pages on show too (a bulk action then covers every one of them).
     const session = target.dataset.session ?? '';
     const group = inbox.page?.groups.find((g) => groupKey(g) === session);
-    for (const row of group?.items ?? []) setSelected(row.entry.id, true);
+    for (const id of group?.ids ?? []) setSelected(id, true);
     renderToolbar();
     announce(`${inbox.selected.size} selected`);
   },
@@ -330,9 +342,9 @@ export const inboxActions: Actions = {
   'inbox-bulk-cancel': () => closeBulkReject(),
   'inbox-clear': () => clearSelection(),
   'inbox-more': async () => {
-    inbox.limit = Math.min(1000, inbox.limit + INBOX_PAGE);
+    inbox.moreError = undefined;
     const before = allRows().length;
-    await loadInbox();
+    await loadMore();
     // Focus the first item that just appeared.
     const first = allRows()[before]?.entry.id;
     if (first) moveTo(first);
@@ -420,7 +432,10 @@ export function onInboxKey(ev: KeyboardEvent): boolean {
   if (ev.ctrlKey || ev.metaKey || ev.altKey) return false;
   const move = MOVES[ev.key];
   if (move !== undefined) {
-    return run(() => {
+    return run(async () => {
+      // Past the last item on show (not End: that is the last one on show): the next page first.
+      const ids = allRows().map((r) => r.entry.id);
+      if (Number.isFinite(move) && move > 0 && ids.indexOf(id) + move >= ids.length) await loadMore();
       const to = neighbour(id, move);
       if (to) moveTo(to);
     });

@@ -9,6 +9,9 @@ import type { InboxGroupView, InboxItemRow, MergeTarget } from '../../src/shared
 import type { DiffChunk, FieldDiff } from '../../src/shared/memorySchemas';
 import { appendMarked, badge, button, folderBadge, h, icon, withheldWarning } from './render';
 
+/** Items per inbox page, as the memory list's page: the first page shows first, the next ones as the person scrolls. */
+export const INBOX_PAGE = 50;
+
 /** The keys of the inbox, shown once above the list and named on every item (`aria-keyshortcuts`). */
 export const INBOX_KEYS: readonly [string, string][] = [
   ['↑ ↓', 'move'],
@@ -340,30 +343,56 @@ export function inboxItemCard(row: InboxItemRow, ui: InboxUi, sessionName: strin
 /** The groups of one inbox page into `container`: a heading per session, then its items (an ARIA feed of articles). */
 export function renderInboxGroups(container: HTMLElement, groups: readonly InboxGroupView[], ui: InboxUi, total = -1): void {
   const frag = document.createDocumentFragment();
-  let position = 0;
-  for (const g of groups) {
+  appendGroups(frag, null, groups, ui, 0, total);
+  container.replaceChildren(frag);
+}
+
+/**
+ * The next page's groups after the ones `container` shows (the items before it: `shown`): a group the page continues
+ * gets its items in its own feed; nothing on show is built again.
+ */
+export function appendInboxGroups(container: HTMLElement, groups: readonly InboxGroupView[], ui: InboxUi, shown: number, total = -1): void {
+  const sections = container.querySelectorAll<HTMLElement>(':scope > section.inbox-group');
+  const last = sections[sections.length - 1] ?? null;
+  const frag = document.createDocumentFragment();
+  appendGroups(frag, last, groups, ui, shown, total);
+  container.append(frag);
+}
+
+function appendGroups(into: DocumentFragment, last: HTMLElement | null, groups: readonly InboxGroupView[], ui: InboxUi, shown: number, total: number): void {
+  let position = shown;
+  groups.forEach((g, i) => {
     const name = groupName(g);
-    const c = g.counts;
-    const parts = [c.fromRepository ? `${c.fromRepository} from the repository` : '', c.proposals > 0 ? `${c.proposals} ${c.proposals === 1 ? 'proposal' : 'proposals'}` : '', c.agentEntries - (c.fromRepository ?? 0) > 0 ? `${c.agentEntries - (c.fromRepository ?? 0)} agent ${c.agentEntries - (c.fromRepository ?? 0) === 1 ? 'entry' : 'entries'}` : '', c.flagged > 0 ? `${c.flagged} flagged` : ''].filter(Boolean);
-    const selectAll = button(`Select ${g.items.length}`, { icon: 'check-all', secondary: true, action: 'inbox-select-group', label: `Select the ${g.items.length} items shown from ${name}` });
-    selectAll.dataset.session = groupKey(g);
-    const groupEl = h('section', { class: `inbox-group${g.repository ? ' inbox-repository' : ''}`, 'data-session': groupKey(g), 'aria-label': `${name}: ${c.total} waiting` });
-    const head = h('div', { class: 'inbox-group-head' }, h('h3', {}, icon(g.repository ? 'repo' : g.sessionKey === null ? 'inbox' : 'comment-discussion'), ' ', name), h('span', { class: 'muted' }, `${c.total} waiting${parts.length > 0 ? `: ${parts.join(', ')}` : ''}`), selectAll);
-    if (g.repository) {
-      const accept = button('Accept all from the repository', { icon: 'check-all', action: 'inbox-accept-repository', label: `Accept all ${c.total} from the repository of ${g.repository.folder} (flagged ones wait for a review)` });
-      accept.dataset.folder = g.repository.folder;
-      head.append(accept);
-      groupEl.append(head, h('p', { class: 'muted hint' }, 'Committed to the repository as approved. Whoever can commit chooses these lines and the name on them, so they reach no model until you accept them.'));
-    } else groupEl.append(head);
-    const feed = h('div', { class: 'inbox-items', role: 'feed', 'aria-label': `Waiting from ${name}` });
-    for (const row of g.items) {
+    const cards = g.items.map((row) => {
       const card = inboxItemCard(row, ui, name);
       card.setAttribute('aria-posinset', String(++position));
       card.setAttribute('aria-setsize', String(total));
-      feed.append(card);
-    }
-    groupEl.append(feed);
-    frag.append(groupEl);
-  }
-  container.replaceChildren(frag);
+      return card;
+    });
+    const feed = i === 0 && last?.dataset.session === groupKey(g) ? last.querySelector(':scope > .inbox-items') : null;
+    if (feed) feed.append(...cards);
+    else into.append(groupSection(g, name, cards));
+  });
+}
+
+/** A group's heading (its counts, "Select all" of the whole group, a repository's "Accept all") and its feed. */
+function groupSection(g: InboxGroupView, name: string, cards: HTMLElement[]): HTMLElement {
+  const c = g.counts;
+  const parts = [c.fromRepository ? `${c.fromRepository} from the repository` : '', c.proposals > 0 ? `${c.proposals} ${c.proposals === 1 ? 'proposal' : 'proposals'}` : '', c.agentEntries - (c.fromRepository ?? 0) > 0 ? `${c.agentEntries - (c.fromRepository ?? 0)} agent ${c.agentEntries - (c.fromRepository ?? 0) === 1 ? 'entry' : 'entries'}` : '', c.flagged > 0 ? `${c.flagged} flagged` : ''].filter(Boolean);
+  // The whole group, the items not on show yet too (their ids come with the page).
+  const n = g.ids.length;
+  const selectAll = button(n === 1 ? 'Select 1' : `Select all ${n}`, { icon: 'check-all', secondary: true, action: 'inbox-select-group', label: `Select ${n === 1 ? 'the item' : `all ${n} items`} waiting from ${name}` });
+  selectAll.dataset.session = groupKey(g);
+  const groupEl = h('section', { class: `inbox-group${g.repository ? ' inbox-repository' : ''}`, 'data-session': groupKey(g), 'aria-label': `${name}: ${c.total} waiting` });
+  const head = h('div', { class: 'inbox-group-head' }, h('h3', {}, icon(g.repository ? 'repo' : g.sessionKey === null ? 'inbox' : 'comment-discussion'), ' ', name), h('span', { class: 'muted' }, `${c.total} waiting${parts.length > 0 ? `: ${parts.join(', ')}` : ''}`), selectAll);
+  if (g.repository) {
+    const accept = button('Accept all from the repository', { icon: 'check-all', action: 'inbox-accept-repository', label: `Accept all ${c.total} from the repository of ${g.repository.folder} (flagged ones wait for a review)` });
+    accept.dataset.folder = g.repository.folder;
+    head.append(accept);
+    groupEl.append(head, h('p', { class: 'muted hint' }, 'Committed to the repository as approved. Whoever can commit chooses these lines and the name on them, so they reach no model until you accept them.'));
+  } else groupEl.append(head);
+  const feed = h('div', { class: 'inbox-items', role: 'feed', 'aria-label': `Waiting from ${name}` });
+  feed.append(...cards);
+  groupEl.append(feed);
+  return groupEl;
 }

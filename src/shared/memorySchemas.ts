@@ -350,6 +350,11 @@ export const InboxGroupSchema = z.object({
   items: z.array(InboxItemSchema),
   /** The items from one folder's repository (approved in its committed memory.jsonl, not by this person): accept them together. */
   repository: z.object({ folder: z.string() }).optional(),
+  /**
+   * The id of every item of the group in its order, including those beyond this page: what "select the group" selects,
+   * so that a bulk action covers the whole group and not only the items a page shows.
+   */
+  ids: z.array(z.string()),
 });
 export type InboxGroup = z.infer<typeof InboxGroupSchema>;
 
@@ -373,6 +378,13 @@ export const InboxResultSchema = z.object({
   counts: InboxCountsSchema,
   /** Items matching the params before paging. */
   total: z.number().int(),
+  /**
+   * A fingerprint of the whole listing these params match (every item's group, id and revision, in order, and
+   * what its card shows that changes without a new revision: flagged, reviewed, its target's revision). Two pages
+   * with the same stamp come from the same listing, so the second continues the first exactly; a different stamp
+   * means an item was decided, added or changed in between, and the pages on show are read again.
+   */
+  stamp: z.string(),
 });
 export type InboxResult = z.infer<typeof InboxResultSchema>;
 

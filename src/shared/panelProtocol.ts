@@ -77,7 +77,8 @@ export const PanelParamsSchemas = {
   'memory/import': z.object({ scope: MemoryScopeSchema, format: z.enum(['json', 'markdown']), folder: FolderName.optional() }).strict(),
   /**
    * The decision inbox: one page of pending proposals and pending agent entries, grouped by session (newest
-   * group first). Answers `InboxPage`. The webview asks for the first `limit` items and grows `limit` ("Show more").
+   * group first). Answers `InboxPage`. The webview asks for the first page, then the next ones (`offset`) as the
+   * person scrolls, appending a page only when its `stamp` is the one on show (else it reads the pages again).
    */
   'inbox/list': z.object({ offset: z.number().int().min(0).max(10_000_000).default(0), limit: z.number().int().min(1).max(1000).default(200) }).strict(),
   /** Approve inbox items (one, or a selection). Answers the per-id outcome: a flagged, unreviewed item is refused (`flagged`). */
@@ -221,6 +222,8 @@ export interface InboxGroupView {
   label?: string;
   counts: InboxCounts;
   items: InboxItemRow[];
+  /** Every item of the group in order, beyond this page too: what "Select all" of the group selects. */
+  ids: string[];
 }
 
 export interface InboxPage {
@@ -231,6 +234,8 @@ export interface InboxPage {
   total: number;
   offset: number;
   limit: number;
+  /** The listing's fingerprint (InboxResult.stamp): a page continues the ones on show only when it is the same. */
+  stamp: string;
 }
 
 /** An entry an inbox item may merge into. */

@@ -17,6 +17,7 @@ import {
   MemoryInboxMergeRequest,
   MemoryInboxRejectRequest,
   MemoryInboxRequest,
+  MemoryMarkReviewedRequest,
   MemoryReadRequest,
   MemoryRememberRequest,
 } from '../../src/shared/memoryProtocol';
@@ -115,4 +116,67 @@ test('proposals wait in the inbox and in no block until approved; flagged is ref
   assert.ok(block.includes('Release every Thursday'));
   assert.ok(!block.includes('Release every Tuesday'), 'the superseded decision leaves the block');
   assert.ok(!block.includes('Release notes'), 'the rejected one never does');
+});
+
+test('the inbox pages over one listing: pages with the same stamp continue each other exactly; a group names all its ids; a decided, added or reviewed item changes the stamp', async (t) => {
+  const d = tempWorkspace('sk-inboxproto-');
+  const server = await startRealServer({ workspaceFolder: d.workspace, globalStoragePath: d.storage, memoryEnabled: true });
+  t.after(() => server.stop());
+  const c = server.connection;
+  await c.sendRequest(MemoryConfigureRequest.type, config);
+  const submit = (sessionKey: string, from: number, n: number, body = (i: number) => `Body of item ${i}.`) =>
+    c.sendRequest(MemoryDistillSubmitRequest.type, {
+      sessionKey,
+      model: 'm',
+      turns: n,
+      proposals: Array.from({ length: n }, (_, k) => ({ type: 'fact' as const, title: `Item ${from + k} of session ${sessionKey === a ? 'A' : 'B'}`, body: body(from + k), rationale: `Turn ${k + 1}`, turn: k + 1 })),
+    });
+  const a = (await c.sendRequest(CreateSessionRequest.type, { pins: [], origin: 'chat' })).key;
+  const b = (await c.sendRequest(CreateSessionRequest.type, { pins: [], origin: 'chat' })).key;
+  for (const r of [await submit(a, 0, 20), await submit(b, 0, 20, (i) => (i === 7 ? ATTACK : `Body of item ${i}.`)), await submit(a, 20, 15)]) assert.deepEqual(r.skipped, []);
+
+  const whole = await c.sendRequest(MemoryInboxRequest.type, { limit: 1000 });
+  assert.equal(whole.total, 55);
+  const order = whole.groups.flatMap((g) => g.items.map((i) => i.entry.id));
+  assert.equal(new Set(order).size, 55);
+  for (const g of whole.groups) assert.deepEqual(g.ids, g.items.map((i) => i.entry.id), 'a whole group: its ids are its items');
+
+  // Pages of 7 (a group split across pages): the same stamp each time, and together exactly the listing.
+  const paged: string[] = [];
+  for (let offset = 0; offset < whole.total; offset += 7) {
+    const page = await c.sendRequest(MemoryInboxRequest.type, { offset, limit: 7 });
+    assert.equal(page.stamp, whole.stamp, `page at ${offset}: same listing, same stamp`);
+    for (const g of page.groups) {
+      // Every group on a page names all its items, beyond the page too.
+      assert.deepEqual(g.ids, whole.groups.find((w) => w.sessionKey === g.sessionKey)!.ids);
+      paged.push(...g.items.map((i) => i.entry.id));
+    }
+  }
+  assert.deepEqual(paged, order);
+
+  // Nothing in the inbox changed (an approved entry written by a person): the stamp stays.
+  await c.sendRequest(MemoryRememberRequest.type, { scope: 'project', type: 'fact', title: 'Unrelated approved entry', source: 'human' });
+  assert.equal((await c.sendRequest(MemoryInboxRequest.type, { limit: 7 })).stamp, whole.stamp);
+
+  // Decided: an item of the first page leaves; the next page at the old offset is of another listing (it would skip one).
+  await c.sendRequest(MemoryInboxApproveRequest.type, { ids: [order[2]!] });
+  const afterApprove = await c.sendRequest(MemoryInboxRequest.type, { offset: 7, limit: 7 });
+  assert.notEqual(afterApprove.stamp, whole.stamp, 'a decided item changes the stamp');
+  assert.equal(afterApprove.groups[0]!.items[0]!.entry.id, order[8], 'offset 7 now starts one item later than it did');
+
+  // Rejected: the same.
+  const s1 = afterApprove.stamp;
+  await c.sendRequest(MemoryInboxRejectRequest.type, { ids: [order[40]!] });
+  const afterReject = (await c.sendRequest(MemoryInboxRequest.type, { limit: 7 })).stamp;
+  assert.notEqual(afterReject, s1, 'a rejected item changes the stamp');
+
+  // Added: a new distillation.
+  await submit(b, 20, 1);
+  const afterAdd = (await c.sendRequest(MemoryInboxRequest.type, { limit: 7 })).stamp;
+  assert.notEqual(afterAdd, afterReject, 'an added item changes the stamp');
+
+  // Reviewed ("not a threat"): the flagged card changes without a new revision.
+  const flagged = (await c.sendRequest(MemoryInboxRequest.type, { limit: 1000 })).groups.flatMap((g) => g.items).find((i) => i.entry.flagged)!;
+  await c.sendRequest(MemoryMarkReviewedRequest.type, { id: flagged.entry.id, revision: flagged.entry.revision });
+  assert.notEqual((await c.sendRequest(MemoryInboxRequest.type, { limit: 7 })).stamp, afterAdd, 'a reviewed item changes the stamp');
 });

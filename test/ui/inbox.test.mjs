@@ -19,7 +19,11 @@
 //     the session), a pending agent entry is approved;
 //   - a flagged proposal cannot be approved (disabled button, the A key says why, the server refuses it in a bulk
 //     approve) until "Reviewed — not a threat"; then it can;
-//   - a hostile inbox message is refused (invalid-message) and changes nothing.
+//   - a hostile inbox message is refused (invalid-message) and changes nothing;
+//   - with many pending (180 from two sessions, then 60 more, then 60 lines a pull brings): the first page (50) shows
+//     first and the rest loads as the footer scrolls into view (or ArrowDown passes the last item), each item once even
+//     when another window decides or adds one meanwhile; "Select all" of a group, then a bulk reject or approve, and
+//     "Accept all from the repository" reach every item on disk, those never shown too.
 // Screenshot for the README: test-results/inbox-dark.png (copied to docs/inbox-dark.png).
 //
 // SK_PANEL_EXTENSION_DIR: load the extension from another folder (a scratch build) instead of the repo.
@@ -503,4 +507,99 @@ test('an entry a pull brings with an approved state waits in its own group "from
   await waitFor(async () => (await card.count()) === 0, { timeoutMs: T, message: 'accepted: out of the inbox' });
   assert.match(readFileSync(join(w.state, 'trust', 'records.json'), 'utf8'), /"id": "t-pulled"[\s\S]*"how": "accepted"/);
   assert.equal(readFileSync(memFile(), 'utf8'), `${before}${JSON.stringify(pulled)}\n`, 'the committed file is not rewritten');
+}));
+
+/** `n` proposals of distinct words (none restates another), titled `<tag> <i>`. */
+function manyProposals(tag, from, n) {
+  const words = 'build test deploy lockfile cache docker node typescript eslint server client index search store atomic write parse branch merge release version token model prompt budget schema query retry queue worker backup staging feature flag metrics'.split(' ');
+  let seed = 7 + from * 31 + tag.length;
+  const pick = () => words[(seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff) % words.length];
+  return Array.from({ length: n }, (_, k) => proposal('fact', `${tag} ${from + k}: ${pick()} ${pick()} ${pick()}`, `${Array.from({ length: 10 }, pick).join(' ')}.`, k + 1, `Turn ${k + 1}: "${pick()} ${pick()}"`));
+}
+
+/** Scrolls the inbox's footer into view until every page is loaded (the footer is empty then). */
+async function scrollToEnd(frame) {
+  await waitFor(async () => (await frame.locator('#inbox-more').evaluate((el) => { el.scrollIntoView({ block: 'end' }); return el.childElementCount; })) === 0, { timeoutMs: T, intervalMs: 200, message: 'every page loaded by scrolling' });
+}
+
+test('many pending: the first page shows first and the rest loads on scroll, exactly once each, also when items are decided or added meanwhile; Select all, then a bulk reject or approve, covers the whole group, not only the items on show; Accept all covers every repository item', { timeout: 300_000 }, () => withFailureShot('many', async () => {
+  const { page } = w;
+  const frame = await openPanel(page);
+  const PAGE = 50;
+  const seeder = await seedServer(w.workspace, storage());
+  const submit = async (key, proposals) => {
+    const r = await seeder.request('knowledge/memory/distill/submit', { sessionKey: key, model: 'fake-distiller-3', turns: 20, proposals });
+    assert.deepEqual(r.skipped, [], `nothing skipped: ${JSON.stringify(r.skipped.slice(0, 2))}`);
+    return r.items.map((i) => i.entry.id);
+  };
+  const listing = async () => (await seeder.request('knowledge/memory/inbox', { limit: 1000 })).groups.flatMap((g) => g.items.map((i) => i.entry.id));
+  const footer = () => frame.locator('#inbox-more span').first().textContent();
+  try {
+    const older = (await seeder.request('knowledge/sessions/create', { label: 'An older session', origin: 'chat' })).key;
+    const long = (await seeder.request('knowledge/sessions/create', { label: 'A long session', origin: 'chat' })).key;
+    const olderIds = [];
+    for (let i = 0; i < 80; i += 20) olderIds.push(...(await submit(older, manyProposals('Older finding', i, 20))));
+    await new Promise((res) => setTimeout(res, 20));
+    const longIds = [];
+    for (let i = 0; i < 100; i += 20) longIds.push(...(await submit(long, manyProposals('Long finding', i, 20))));
+
+    // The first page first: 50 of the 180, the newest group's, in the server's order.
+    await waitFor(async () => /^50 of 180 shown/.test((await footer().catch(() => '')) ?? ''), { timeoutMs: T, message: 'the footer says 50 of 180 shown' });
+    const first = await inboxIds(frame);
+    assert.equal(first.length, PAGE);
+    assert.deepEqual(first, (await listing()).slice(0, PAGE));
+    assert.ok(first.every((id) => longIds.includes(id)), 'the first page is the long session\'s');
+
+    // Select all of the long session (100, 50 on show), reject them with a reason: every one of them is rejected.
+    const longGroup = frame.locator(`#inbox-list section.inbox-group[data-session="${long}"]`);
+    await longGroup.getByRole('button', { name: 'Select all 100 items waiting from Session “A long session”' }).click();
+    await frame.locator('#inbox-toolbar .selection-count', { hasText: '100 selected' }).waitFor({ timeout: T });
+    await frame.locator('#inbox-toolbar [data-action="inbox-bulk-reject"]').click();
+    await typeInto(frame, { id: 'inbox-bulk-reason' }, '', 'Too many');
+    await frame.locator('#inbox-toolbar [data-action="inbox-bulk-reject-confirm"]').click();
+    await waitFor(() => { const byId = new Map(readLines(memFile()).map((e) => [e.id, e])); return longIds.every((id) => byId.get(id)?.rejected?.reason === 'Too many'); }, { timeoutMs: T, message: 'all 100 rejected on disk, the 50 never shown too' });
+    await frame.locator('#inbox-status', { hasText: 'Rejected 100 items.' }).waitFor({ timeout: T });
+
+    // Now the older session: 50 of its 80 on show. Select all, approve: all 80 approved.
+    await waitFor(async () => /^50 of 80 shown/.test((await footer().catch(() => '')) ?? ''), { timeoutMs: T, message: 'the footer says 50 of 80 shown' });
+    const olderGroup = frame.locator(`#inbox-list section.inbox-group[data-session="${older}"]`);
+    await olderGroup.getByRole('button', { name: 'Select all 80 items waiting from Session “An older session”' }).click();
+    await frame.locator('#inbox-toolbar [data-action="inbox-bulk-approve"]', { hasText: 'Approve 80' }).click();
+    await waitFor(() => { const byId = new Map(readLines(memFile()).map((e) => [e.id, e])); return olderIds.every((id) => byId.get(id)?.trust.state === 'approved'); }, { timeoutMs: T, message: 'all 80 approved on disk, the 30 never shown too' });
+    await frame.locator('#inbox-status', { hasText: 'Approved 80 items.' }).waitFor({ timeout: T });
+    await frame.locator('#inbox-empty').waitFor({ timeout: T });
+
+    // 60 more; then, while the first page is on show, one of it is decided and one is added (another window): scrolling
+    // loads the rest, and what is on show is exactly the inbox — nothing skipped, nothing twice.
+    const later = (await seeder.request('knowledge/sessions/create', { label: 'A later session', origin: 'chat' })).key;
+    const laterIds = [];
+    for (let i = 0; i < 60; i += 20) laterIds.push(...(await submit(later, manyProposals('Later finding', i, 20))));
+    await waitFor(async () => /^50 of 60 shown/.test((await footer().catch(() => '')) ?? ''), { timeoutMs: T, message: 'the footer says 50 of 60 shown' });
+    const decided = (await inboxIds(frame))[3];
+    await seeder.request('knowledge/memory/inbox/approve', { ids: [decided] });
+    const [added] = await submit(later, [proposal('fact', 'Rotate the staging certificate monthly', 'It expires after 35 days.', 1, 'Turn 1: "the cert expired again"')]);
+    await scrollToEnd(frame);
+    const expected = await listing();
+    assert.equal(expected.length, 60);
+    assert.ok(expected.includes(added) && !expected.includes(decided));
+    await waitFor(async () => JSON.stringify(await inboxIds(frame)) === JSON.stringify(expected), { timeoutMs: T, message: 'the inbox on show is exactly the listing' });
+
+    // 60 lines a pull brings, approved in the repository: their group comes after the later session's 60, partly
+    // beyond the pages on show; "Accept all" records this person's acceptance of every one of them.
+    const pulled = Array.from({ length: 60 }, (_, i) => ({ ...entry(`t-pull-${i}`, `Pulled rule ${i}: ${manyProposals('x', i, 1)[0].title}`, `Line ${i} from the team.`), provenance: { sourceKind: 'human', identity: 'teammate', at: OLD }, trust: { state: 'approved', approvedBy: 'teammate', approvedAt: OLD } }));
+    // Back at the top (the end of the list out of view: no next page loads by itself).
+    await frame.locator('body').evaluate(() => window.scrollTo(0, 0));
+    writeFileSync(memFile(), `${readFileSync(memFile(), 'utf8')}${pulled.map((e) => JSON.stringify(e)).join('\n')}\n`);
+    await waitFor(async () => /^60 of 120 shown/.test((await footer().catch(() => '')) ?? ''), { timeoutMs: T, message: 'the pulled lines counted, the 60 on show kept' });
+    // The keyboard reaches past the pages on show: ArrowDown on the last item loads the next page and moves on to it.
+    await inboxCard(frame, expected[59]).focus();
+    await page.keyboard.press('ArrowDown');
+    await waitFor(async () => { const f = await focusState(frame); return f.where === 'inbox' && f.tag === 'article' && f.card?.startsWith('t-pull-'); }, { timeoutMs: T, message: 'ArrowDown past the last item on show: the first pulled line' });
+    const repo = frame.locator('#inbox-list section.inbox-repository');
+    await repo.getByRole('button', { name: /^Accept all 60 from the repository/ }).click();
+    await waitFor(() => { const text = existsSync(join(w.state, 'trust', 'records.json')) ? readFileSync(join(w.state, 'trust', 'records.json'), 'utf8') : ''; return pulled.every((e) => text.includes(`"id": "${e.id}"`)); }, { timeoutMs: T, message: 'all 60 accepted, those never shown too' });
+    await waitFor(async () => (await repo.count()) === 0, { timeoutMs: T, message: 'the repository group is gone' });
+  } finally {
+    await seeder.stop();
+  }
 }));

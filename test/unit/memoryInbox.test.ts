@@ -280,12 +280,14 @@ test('the inbox groups by session (newest first) with counts per group, pages ov
   const page = await memory.inbox({ offset: 1, limit: 2 });
   assert.deepEqual(page.groups.map((g) => [g.sessionKey, g.items.length]), [['new', 1], ['old', 1]]);
   assert.equal(page.groups[0]!.counts.total, 2, 'group counts cover the whole group');
+  assert.deepEqual(page.groups.map((g) => g.ids), all.groups.map((g) => g.items.map((i) => i.entry.id)), 'group ids cover the whole group');
+  assert.equal(page.stamp, all.stamp, 'one listing, one stamp');
   const only = await memory.inbox({ sessionKey: 'old' });
   assert.deepEqual(only.groups.map((g) => g.sessionKey), ['old']);
   assert.equal(only.counts.total, 4, 'the whole inbox is still counted');
 
   await memory.configure({ on: false });
-  assert.deepEqual(await memory.inbox(), { groups: [], counts: { total: 0, proposals: 0, agentEntries: 0, flagged: 0, updates: 0, conflicts: 0 }, total: 0 });
+  assert.deepEqual(await memory.inbox(), { groups: [], counts: { total: 0, proposals: 0, agentEntries: 0, flagged: 0, updates: 0, conflicts: 0 }, total: 0, stamp: 'off' });
   assert.equal((await memory.inboxCounts()).total, 0);
   await rejectsWith(memory.approveItems(['x']), 'memory-off');
   await rejectsWith(memory.submitDistilled({ sessionKey: 's', model: 'm', turns: 1, proposals: [] }), 'memory-off');

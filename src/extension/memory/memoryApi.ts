@@ -51,10 +51,19 @@ export function memoryApi(client: LanguageClient, memory: MemoryController, dist
     forget: (id) => client.sendRequest(MemoryForgetRequest.type, { id }),
     distill: async (sessionKey) => (await distill.run(sessionKey)).items,
     inbox: async () => {
-      // Every page; a group split across pages is joined again.
-      const groups = new Map<string | null, MemoryInbox['groups'][number]>();
-      for (let offset = 0; ; offset += 1000) {
+      // Every page; a group split across pages is joined again. A page of another listing (an item decided or
+      // added meanwhile: its stamp differs) starts the reading again, so nothing is skipped or listed twice.
+      let groups = new Map<string | null, MemoryInbox['groups'][number]>();
+      let stamp: string | undefined;
+      for (let offset = 0, restarts = 0; ; offset += 1000) {
         const page = await client.sendRequest(MemoryInboxRequest.type, { offset, limit: 1000 });
+        if (stamp !== undefined && page.stamp !== stamp && restarts++ < 5) {
+          groups = new Map();
+          stamp = undefined;
+          offset = -1000;
+          continue;
+        }
+        stamp = page.stamp;
         for (const g of page.groups) {
           const known = groups.get(g.sessionKey);
           if (known) known.items.push(...g.items);

@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { GetDraftPinsRequest, JudgeFileRequest, ListItemsRequest, ListSessionsRequest, ResolvePendingRequest } from '../../shared/protocol';
+import { GetDraftPinsRequest, GetSessionRequest, JudgeFileRequest, ListItemsRequest, ListSessionsRequest, ResolvePendingRequest } from '../../shared/protocol';
 import { MemoryInboxCountRequest, MemoryInboxRequest, MemoryListFlaggedRequest, MemoryListRequest, MemoryReadRequest, MemoryStatusRequest } from '../../shared/memoryProtocol';
 import type { InboxCounts, MemoryEntryView, MemoryFinding } from '../../shared/memorySchemas';
 import type { KnowledgeItem, PendingBlock, SessionInfo } from '../../shared/schemas';
@@ -228,28 +228,34 @@ export async function inboxCounts(client: LanguageClient): Promise<InboxCounts |
   }
 }
 
-/** Labels of the sessions the inbox's groups name (one list request; a session no longer stored has none). */
-async function sessionLabels(client: LanguageClient): Promise<Map<string, string>> {
-  try {
-    const all = await client.sendRequest(ListSessionsRequest.type);
-    return new Map(all.filter((s) => s.label).map((s) => [s.key, s.label!]));
-  } catch {
-    return new Map();
-  }
+/**
+ * Labels of the sessions a page's groups name: one read per session named (a page names a few), never a listing
+ * of every session; a session no longer stored has none.
+ */
+async function sessionLabels(client: LanguageClient, keys: readonly string[]): Promise<Map<string, string>> {
+  const labels = await Promise.all(keys.map((key) => client.sendRequest(GetSessionRequest.type, { key }).then((s) => s.label, () => undefined)));
+  const out = new Map<string, string>();
+  keys.forEach((key, i) => {
+    const label = labels[i];
+    if (label) out.set(key, label);
+  });
+  return out;
 }
 
 /** One page of the decision inbox for the panel: the server's groups, with session labels and the spans of flagged items. */
 export async function inboxPage(client: LanguageClient, offset: number, limit: number): Promise<InboxPage> {
-  const [r, labels] = await Promise.all([client.sendRequest(MemoryInboxRequest.type, { offset, limit }), sessionLabels(client)]);
+  const r = await client.sendRequest(MemoryInboxRequest.type, { offset, limit });
+  const labels = await sessionLabels(client, [...new Set(r.groups.flatMap((g) => (g.sessionKey === null ? [] : [g.sessionKey])))]);
   return {
     groups: r.groups.map((g) => {
       const label = g.sessionKey === null ? undefined : labels.get(g.sessionKey);
-      return { sessionKey: g.sessionKey, ...(g.repository ? { repository: g.repository } : {}), ...(label ? { label } : {}), counts: g.counts, items: g.items.map((item) => ({ ...item, spans: item.entry.findings.length > 0 ? memorySpans(item.entry) : [] })) };
+      return { sessionKey: g.sessionKey, ...(g.repository ? { repository: g.repository } : {}), ...(label ? { label } : {}), counts: g.counts, items: g.items.map((item) => ({ ...item, spans: item.entry.findings.length > 0 ? memorySpans(item.entry) : [] })), ids: g.ids };
     }),
     counts: r.counts,
     total: r.total,
     offset,
     limit,
+    stamp: r.stamp,
   };
 }
 

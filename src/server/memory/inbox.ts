@@ -8,6 +8,7 @@
  * (`flagged`) until a person marks that exact revision "Reviewed — not a threat" (markReviewed), the explicit
  * override; an edit makes a new revision, judged again.
  */
+import { createHash } from 'node:crypto';
 import {
   InboxApproveEditedParamsSchema,
   InboxMergeParamsSchema,
@@ -111,7 +112,7 @@ export async function inboxCounts(st: MemoryState): Promise<InboxCounts> {
 /** Proposals and pending agent entries, grouped by session (newest group first), paged over items. */
 export async function inbox(st: MemoryState, params: InboxParams = {}): Promise<InboxResult> {
   const p = zodToMemoryError(InboxParamsSchema, params);
-  if (!st.config.on) return { groups: [], counts: emptyCounts(), total: 0 };
+  if (!st.config.on) return { groups: [], counts: emptyCounts(), total: 0, stamp: 'off' };
   await st.refresh();
   const now = st.now().getTime();
   const counts = emptyCounts();
@@ -130,6 +131,13 @@ export async function inbox(st: MemoryState, params: InboxParams = {}): Promise<
   }
   const ordered = [...groups.entries()].sort((a, b) => (a[1].newest < b[1].newest ? 1 : a[1].newest > b[1].newest ? -1 : 0));
   const total = ordered.reduce((n, [, g]) => n + g.items.length, 0);
+  // The whole listing in order (for the stamp), cheap beside building the views of one page.
+  const stamp = createHash('sha256');
+  for (const [sessionKey, g] of ordered) {
+    g.items.sort(itemOrder);
+    stamp.update(`\u0002${sessionKey ?? ''}`);
+    for (const e of g.items) stamp.update(stampOf(st, e));
+  }
   const out: InboxGroup[] = [];
   let skip = p.offset;
   let room = p.limit;
@@ -139,13 +147,22 @@ export async function inbox(st: MemoryState, params: InboxParams = {}): Promise<
       skip -= g.items.length;
       continue;
     }
-    const page = g.items.sort(itemOrder).slice(skip, skip + room);
+    const page = g.items.slice(skip, skip + room);
     skip = 0;
     room -= page.length;
     const repository = sessionKey?.startsWith(REPO_GROUP) ? { folder: sessionKey.slice(REPO_GROUP.length) } : undefined;
-    out.push({ sessionKey: repository ? null : sessionKey, counts: g.counts, items: page.map((e) => itemView(st, e, now)), ...(repository ? { repository } : {}) });
+    out.push({ sessionKey: repository ? null : sessionKey, counts: g.counts, items: page.map((e) => itemView(st, e, now)), ids: g.items.map((e) => e.id), ...(repository ? { repository } : {}) });
   }
-  return { groups: out, counts, total };
+  return { groups: out, counts, total, stamp: stamp.digest('base64url').slice(0, 22) };
+}
+
+/** One item's part of the listing's stamp: what places it and what its card shows (see InboxResult.stamp). */
+function stampOf(st: MemoryState, e: StoredEntry): string {
+  const j = judge(st, e);
+  const p = proposalOf(e);
+  const home = p?.target ? st.storeOf(e) : undefined;
+  const target = p?.target && home?.loaded ? home.byId.get(p.target) : undefined;
+  return `\u0001${e.id}\u0000${e.revision}\u0000${j.flagged ? 'f' : ''}${j.reviewed ? 'r' : ''}${isRejected(e) ? 'x' : ''}${fromRepository(st, e) ? 'o' : ''}\u0000${target ? `${target.revision}${isActive(target) ? '' : '-'}` : ''}`;
 }
 
 interface BulkOutcome {
