@@ -53,6 +53,15 @@ function copyPanelAssets() {
   mkdirSync('dist', { recursive: true });
   for (const f of ['codicon.css', 'codicon.ttf']) copyFileSync(join('node_modules/@vscode/codicons/dist', f), join('dist', f));
 }
+/**
+ * The threat model's weights: one data file beside the bundles that scan (server, cli-main, cli-scan, cli-mcp), which
+ * read it on first use from their own folder (src/server/threat/model/classifier.ts `modelDataPath`). Not inlined.
+ */
+const MODEL_DATA = 'src/server/threat/model/threat-model.bin';
+function copyModelData() {
+  mkdirSync('dist', { recursive: true });
+  copyFileSync(MODEL_DATA, join('dist', 'threat-model.bin'));
+}
 const integration = walk('test/integration').filter((f) => !f.endsWith('.d.ts'));
 if (integration.length > 0 && !production) {
   builds.push({
@@ -83,11 +92,13 @@ function checkTypesOnly(file) {
 if (!watch) rmSync('dist', { recursive: true, force: true });
 if (watch) {
   copyPanelAssets();
+  copyModelData();
   for (const b of builds) await (await esbuild.context(b)).watch();
   console.log('[build] watching');
 } else {
   await Promise.all(builds.map((b) => esbuild.build(b)));
   copyPanelAssets();
+  copyModelData();
   // The API's types ship as dist/api.d.ts (package.json "types"), from the one self-contained source file.
   const tsc = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', 'src/extension/api.ts', '--declaration', '--emitDeclarationOnly', '--skipLibCheck', '--target', 'ES2022', '--outDir', 'dist'], { stdio: 'inherit' });
   if (tsc.status !== 0) throw new Error('could not emit dist/api.d.ts');
