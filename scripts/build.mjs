@@ -4,6 +4,7 @@ import * as esbuild from 'esbuild';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -58,9 +59,15 @@ function copyPanelAssets() {
  * read it on first use from their own folder (src/server/threat/model/classifier.ts `modelDataPath`). Not inlined.
  */
 const MODEL_DATA = 'src/server/threat/model/threat-model.bin';
+/**
+ * The threat prefilter's derivation (scripts/gen-prefilter.ts, run below): read as data too, beside the bundles, and
+ * checked against its sha256, which each bundle carries (`__SK_PREFILTER_SHA256__`; src/server/threat/prefilter.ts).
+ */
+const PREFILTER_DATA = 'src/server/threat/prefilter.generated.json';
 function copyModelData() {
   mkdirSync('dist', { recursive: true });
   copyFileSync(MODEL_DATA, join('dist', 'threat-model.bin'));
+  copyFileSync(PREFILTER_DATA, join('dist', 'prefilter.generated.json'));
 }
 const integration = walk('test/integration').filter((f) => !f.endsWith('.d.ts'));
 if (integration.length > 0 && !production) {
@@ -88,6 +95,8 @@ function checkTypesOnly(file) {
 {
   const gen = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/gen-prefilter.ts'], { stdio: ['ignore', 'ignore', 'inherit'] });
   if (gen.status !== 0) throw new Error('scripts/gen-prefilter.ts failed');
+  const sha = createHash('sha256').update(readFileSync(PREFILTER_DATA)).digest('hex');
+  for (const b of builds) b.define = { ...b.define, __SK_PREFILTER_SHA256__: JSON.stringify(sha) };
 }
 if (!watch) rmSync('dist', { recursive: true, force: true });
 if (watch) {
