@@ -4,6 +4,7 @@ import * as esbuild from 'esbuild';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -53,6 +54,21 @@ function copyPanelAssets() {
   mkdirSync('dist', { recursive: true });
   for (const f of ['codicon.css', 'codicon.ttf']) copyFileSync(join('node_modules/@vscode/codicons/dist', f), join('dist', f));
 }
+/**
+ * The threat model's weights: one data file beside the bundles that scan (server, cli-main, cli-scan, cli-mcp), which
+ * read it on first use from their own folder (src/server/threat/model/classifier.ts `modelDataPath`). Not inlined.
+ */
+const MODEL_DATA = 'src/server/threat/model/threat-model.bin';
+/**
+ * The threat prefilter's derivation (scripts/gen-prefilter.ts, run below): read as data too, beside the bundles, and
+ * checked against its sha256, which each bundle carries (`__SK_PREFILTER_SHA256__`; src/server/threat/prefilter.ts).
+ */
+const PREFILTER_DATA = 'src/server/threat/prefilter.generated.json';
+function copyModelData() {
+  mkdirSync('dist', { recursive: true });
+  copyFileSync(MODEL_DATA, join('dist', 'threat-model.bin'));
+  copyFileSync(PREFILTER_DATA, join('dist', 'prefilter.generated.json'));
+}
 const integration = walk('test/integration').filter((f) => !f.endsWith('.d.ts'));
 if (integration.length > 0 && !production) {
   builds.push({
@@ -79,15 +95,19 @@ function checkTypesOnly(file) {
 {
   const gen = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/gen-prefilter.ts'], { stdio: ['ignore', 'ignore', 'inherit'] });
   if (gen.status !== 0) throw new Error('scripts/gen-prefilter.ts failed');
+  const sha = createHash('sha256').update(readFileSync(PREFILTER_DATA)).digest('hex');
+  for (const b of builds) b.define = { ...b.define, __SK_PREFILTER_SHA256__: JSON.stringify(sha) };
 }
 if (!watch) rmSync('dist', { recursive: true, force: true });
 if (watch) {
   copyPanelAssets();
+  copyModelData();
   for (const b of builds) await (await esbuild.context(b)).watch();
   console.log('[build] watching');
 } else {
   await Promise.all(builds.map((b) => esbuild.build(b)));
   copyPanelAssets();
+  copyModelData();
   // The API's types ship as dist/api.d.ts (package.json "types"), from the one self-contained source file.
   const tsc = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', 'src/extension/api.ts', '--declaration', '--emitDeclarationOnly', '--skipLibCheck', '--target', 'ES2022', '--outDir', 'dist'], { stdio: 'inherit' });
   if (tsc.status !== 0) throw new Error('could not emit dist/api.d.ts');

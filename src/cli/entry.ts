@@ -26,7 +26,10 @@ if (argv[0] === 'lsp') {
   const io = {
     stdout: (s: string) => void process.stdout.write(s),
     stderr: (s: string) => void process.stderr.write(s),
-    stdin: process.stdin,
+    // read on first use: creating process.stdin costs a stream (and its modules) that most commands never read
+    get stdin() {
+      return process.stdin;
+    },
     cwd: process.cwd(),
   };
   const run: Promise<number> =

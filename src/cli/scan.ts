@@ -11,12 +11,13 @@
  *
  * Pure Node: no `vscode`, no language-server imports.
  */
-import { readFile, readdir, stat } from 'node:fs/promises';
+// Synchronous reads: a scan reads its files one after another, and `fs/promises` would cost every run its start-up.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, isAbsolute, join, relative, resolve } from 'node:path';
 import { scanKnowledgeText } from '../server/threat/scanForBlock';
 import { nameFindings } from '../server/threat/names';
 import { hashContent, RULESET_VERSION, type ThreatFinding } from '../server/threat/threatScanner';
-import { MAX_KNOWLEDGE_BYTES, readKnowledgeFile } from '../server/notes/knowledgeFile';
+import { MAX_KNOWLEDGE_BYTES, readKnowledgeFileSync } from '../server/notes/knowledgeFile';
 
 export interface ScanIo {
   stdout: (s: string) => void;
@@ -116,7 +117,7 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
 async function scanJsonlStream(source: string, io: ScanIo): Promise<number> {
   let raw: string;
   try {
-    raw = source === '-' ? await readAll(io.stdin) : await readFile(resolve(io.cwd, source), 'utf8');
+    raw = source === '-' ? await readAll(io.stdin) : readFileSync(resolve(io.cwd, source), 'utf8');
   } catch (e) {
     io.stderr(`scan: cannot read ${source}: ${(e as Error).message}\n`);
     return 2;
@@ -177,7 +178,7 @@ async function scanPaths(paths: string[], io: ScanIo, hooks: ScanHooks): Promise
   for (const root of roots) {
     let st;
     try {
-      st = await stat(root);
+      st = statSync(root);
     } catch {
       io.stderr(`scan: ${rel(io, root)}: no such file or directory${useDefault ? ' (run in a workspace with a .knowledge/ folder, or pass PATH)' : ''}\n`);
       report.bad = true;
@@ -190,10 +191,10 @@ async function scanPaths(paths: string[], io: ScanIo, hooks: ScanHooks): Promise
     let text: string;
     try {
       const ext = extname(path).toLowerCase();
-      if (ext === '.json' || ext === '.jsonl') text = await readFile(path, 'utf8');
+      if (ext === '.json' || ext === '.jsonl') text = readFileSync(path, 'utf8');
       else {
         // Text is judged as every other reader judges it (`notes/knowledgeFile.ts`): up to the cap, which is all an agent is given.
-        const read = await readKnowledgeFile(path);
+        const read = readKnowledgeFileSync(path);
         if (read.truncated) io.stderr(`scan: ${rel(io, path)}: over ${MAX_KNOWLEDGE_BYTES / 1024} KiB; the first ${MAX_KNOWLEDGE_BYTES / 1024} KiB were scanned (no agent is given more)\n`);
         text = read.text;
       }
@@ -226,7 +227,7 @@ async function walk(dir: string, io: ScanIo, report: Report, depth = 0): Promise
   if (depth > 32) return [];
   let entries;
   try {
-    entries = await readdir(dir, { withFileTypes: true });
+    entries = readdirSync(dir, { withFileTypes: true });
   } catch (e) {
     io.stderr(`scan: ${rel(io, dir)}: cannot read directory: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}\n`);
     report.bad = true;

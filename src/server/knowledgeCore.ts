@@ -16,6 +16,7 @@ import { SessionService } from './delivery/sessionService';
 import { PinnedFileReader, type ScanFn } from './delivery/knowledgeBlock';
 import { defaultScan } from './threat/scanForBlock';
 import { nameFindings, type NameFinding } from './threat/names';
+import { ThreatModelUnavailableError } from './threat/model/classifier';
 import { RULESET_VERSION, type ThreatFinding } from './threat/threatScanner';
 import { knownStoragePaths, type Review } from './review/reviewStore';
 import { readKnowledgeFile, type KnowledgeRead } from './notes/knowledgeFile';
@@ -58,6 +59,9 @@ export interface CoreOptions {
 }
 
 export const DEFAULT_BUDGET_TOKENS = 8000;
+
+/** The rule an item is listed under when the scanner could not judge it: withheld, like a finding, until it is judged. */
+export const UNJUDGED = 'scanner.unjudged';
 
 export class KnowledgeCore {
   /** Every folder of the workspace with its notes, reviews and agent pins. */
@@ -217,12 +221,22 @@ export class KnowledgeCore {
     // Another process (another window, the CLI) may have recorded a review of this person's since.
     await Promise.allSettled(this.folders.all.map((f) => f.reviews.refreshTrust()));
     const targets = ids ?? this.listItems().map((i) => i.id);
+    let failure: Error | undefined;
     for (const id of targets) {
-      const judged = this.getItem(id) ? await this.judgeFile(id) : undefined;
+      let judged: Awaited<ReturnType<KnowledgeCore['judgeFile']>>;
+      try {
+        judged = this.getItem(id) ? await this.judgeFile(id) : undefined;
+      } catch (err) {
+        // The scanner could not judge it (e.g. the model's weights are missing): listed as withheld, never as clean.
+        failure ??= err as Error;
+        this.flags.set(id, { revision: '', rules: [UNJUDGED] });
+        continue;
+      }
       out.set(id, judged);
       if (judged) this.flags.set(judged.id, { revision: judged.revision, rules: [...new Set(judged.findings.map((f) => f.ruleId))], ...(judged.repositoryReview ? { teamBy: judged.repositoryReview.reviewedBy } : {}) });
       else this.flags.delete(id);
     }
+    if (failure) this.problem({ source: 'threat-scanner', path: failure instanceof ThreatModelUnavailableError ? failure.path : '', message: failure.message, at: new Date().toISOString() });
     return out;
   }
 

@@ -23,10 +23,11 @@ export interface RunningServer {
  * `init`: fields of the `initialize` params to send instead of the defaults (client capabilities, workspace folders).
  * The per-user state folder (this person's trust record) is isolated: beside the storage folder unless `env` names one,
  * so a restart over the same storage keeps it, and no test writes the machine's real one.
+ * `serverJs`: another copy of the bundle to run (default dist/server.js), e.g. one whose data files were taken away.
  */
-export async function startRealServer(options: InitializationOptions, env: Record<string, string> = {}, init: Partial<InitializeParams> = {}): Promise<RunningServer> {
+export async function startRealServer(options: InitializationOptions, env: Record<string, string> = {}, init: Partial<InitializeParams> = {}, serverJs: string = resolve(__dirname, '../../dist/server.js')): Promise<RunningServer> {
   const state = env.SESSION_KNOWLEDGE_STATE_DIR ?? (options?.globalStoragePath ? join(dirname(options.globalStoragePath), 'sk-state') : mkdtempSync(join(tmpdir(), 'sk-state-')));
-  const child = fork(resolve(__dirname, '../../dist/server.js'), ['--node-ipc'], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: { ...process.env, SESSION_KNOWLEDGE_STATE_DIR: state, ...env } });
+  const child = fork(serverJs, ['--node-ipc'], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: { ...process.env, SESSION_KNOWLEDGE_STATE_DIR: state, ...env } });
   // Read stderr as VS Code's client does: an unread pipe fills up (64 KiB) and then blocks the server's writes.
   let stderrTail = '';
   child.stderr?.on('data', (d: Buffer) => (stderrTail = (stderrTail + d.toString('utf8')).slice(-16_384)));

@@ -4,11 +4,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { deflateRawSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { featureBuffer, features, lastSegments } from '../../src/server/threat/model/features';
-import { analyse } from '../../src/server/threat/model/classifier';
+import { analyse, modelDataPath, readModelData, ThreatModelUnavailableError } from '../../src/server/threat/model/classifier';
 import { MODEL } from '../../src/server/threat/model/weights';
 import { PATTERN_RULES, rulesKey, storePrefilter } from '../../src/server/threat/prefilterFormulas';
 import GENERATED from '../../src/server/threat/prefilter.generated.json';
@@ -93,10 +94,39 @@ test('hidden and encoded detectors need no corroboration', () => {
 
 test('the shipped weights are what their version says, and the rule-set version names them', () => {
   const t = MODEL.threshold;
-  const version = createHash('sha256').update(MODEL.weights).update(MODEL.intentWeights).update(String(t)).digest('hex').slice(0, 12);
+  const data = readFileSync(modelDataPath());
+  assert.equal(data.length, MODEL.data.bytes);
+  assert.equal(createHash('sha256').update(data).digest('hex'), MODEL.data.sha256, 'threat-model.bin was changed by hand: retrain with npm run train:threat');
+  // the version is computed as it was when the weights were inlined (base64 of each deflated table), so it is unchanged
+  const packed = (from: number, to: number): string => deflateRawSync(data.subarray(from, to), { level: 9 }).toString('base64');
+  const version = createHash('sha256').update(packed(0, MODEL.buckets)).update(packed(MODEL.buckets, data.length)).update(String(t)).digest('hex').slice(0, 12);
   assert.equal(MODEL.version, version, 'weights.ts was edited by hand: retrain with npm run train:threat');
   assert.ok(RULESET_VERSION.endsWith(`+${MODEL.version}`));
   for (const id of Object.keys(MODEL.gates)) assert.ok(RULES_BY_ID.has(id), `gate for unknown rule ${id}`);
+});
+
+test('the weights are read from their data file beside the module; a missing, short or altered file is refused by name', () => {
+  // run from source the file is the trained one in src/ (in a bundle, dist/: test/protocol/threatModelData.test.ts)
+  assert.equal(modelDataPath(), join(dirname(require.resolve('../../src/server/threat/model/classifier')), 'threat-model.bin'));
+  assert.equal(readModelData().length, MODEL.data.bytes);
+  const dir = mkdtempSync(join(tmpdir(), 'sk-weights-'));
+  try {
+    const good = readFileSync(modelDataPath());
+    const refused = (path: string, reason: RegExp): void => {
+      assert.throws(() => readModelData(path), (e: unknown) => e instanceof ThreatModelUnavailableError && e.path === path && reason.test(e.message) && /Nothing was judged/.test(e.message));
+    };
+    refused(join(dir, 'absent.bin'), /are missing/);
+    writeFileSync(join(dir, 'short.bin'), good.subarray(0, good.length - 1));
+    refused(join(dir, 'short.bin'), /are corrupt \(294911 bytes, expected 294912\)/);
+    const altered = Buffer.from(good);
+    altered[MODEL.buckets + 7] = altered[MODEL.buckets + 7]! ^ 0x40;
+    writeFileSync(join(dir, 'altered.bin'), altered);
+    refused(join(dir, 'altered.bin'), /are corrupt or from another version/);
+    writeFileSync(join(dir, 'good.bin'), good);
+    assert.ok(readModelData(join(dir, 'good.bin')).equals(good));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('npm run train:threat reproduces the shipped weights byte for byte', () => {
@@ -106,6 +136,7 @@ test('npm run train:threat reproduces the shipped weights byte for byte', () => 
     const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/threat-train/train.ts'], { env: { ...process.env, SK_TRAIN_OUT: out }, encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
     assert.equal(readFileSync(out, 'utf8'), readFileSync('src/server/threat/model/weights.ts', 'utf8'), 'the committed weights are not what the script and data produce: rerun npm run train:threat');
+    assert.ok(readFileSync(join(dir, 'threat-model.bin')).equals(readFileSync(modelDataPath())), 'the committed threat-model.bin is not what the script and data produce: rerun npm run train:threat');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -6,7 +6,7 @@
  * review made in one place is the same review everywhere and no path judges more (or other) text than it sends.
  * Pure Node: no `vscode`.
  */
-import { promises as fs } from 'node:fs';
+import { closeSync, fstatSync, openSync, promises as fs, readSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 
 /** The cap of every read of a knowledge file (pinned files, notes, plans): what lies past it is neither judged nor sent. */
@@ -83,5 +83,27 @@ export async function readKnowledgeFile(path: string, size?: number): Promise<Kn
     return capKnowledgeBytes(buffer.subarray(0, got), Math.max(whole, got));
   } finally {
     await handle.close();
+  }
+}
+
+/**
+ * {@link readKnowledgeFile} without promises, for the `scan` command (a process that reads a few files and exits: it
+ * need not load `fs/promises` to start). The same cap, the same revision.
+ */
+export function readKnowledgeFileSync(path: string): KnowledgeRead {
+  const fd = openSync(path, 'r');
+  try {
+    const whole = fstatSync(fd).size;
+    const want = Math.min(whole, MAX_KNOWLEDGE_BYTES);
+    const buffer = Buffer.alloc(want);
+    let got = 0;
+    while (got < want) {
+      const bytesRead = readSync(fd, buffer, got, want - got, got);
+      if (bytesRead === 0) break;
+      got += bytesRead;
+    }
+    return capKnowledgeBytes(buffer.subarray(0, got), Math.max(whole, got));
+  } finally {
+    closeSync(fd);
   }
 }

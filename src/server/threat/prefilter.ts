@@ -4,9 +4,11 @@
  * The keyword hits ({@link scanKeywords} … {@link clearKeywords}), group flags and the list {@link rulesToRun}
  * returns are per-scan scratch state: scans are synchronous, so one set serves every scan. Pure module.
  */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { KeywordAutomaton, type TextFeatures } from './keywords';
 import type { Formula } from './literals';
-import GENERATED from './prefilter.generated.json';
 import { formulasOf, loadTables, PATTERN_RULES, prefilterStems, rulesKey, type StoredPrefilter } from './prefilterFormulas';
 import type { PatternRule } from './rules';
 
@@ -24,14 +26,34 @@ interface CompiledRule {
   readonly entry: number;
 }
 
+/** In a bundle: the sha256 of the prefilter.generated.json the build copied beside it (scripts/build.mjs `define`). */
+declare const __SK_PREFILTER_SHA256__: string | undefined;
+
+/**
+ * The stored derivation, read as data (JSON.parse of a file is far cheaper at start than compiling it into the bundle):
+ * beside this module, so dist/prefilter.generated.json in a bundle (checked against the sha256 the build wrote into
+ * the bundle) and src/server/threat/prefilter.generated.json from source. Missing, unreadable, altered or stale: the
+ * prefilter is derived here instead — slower to start, the same verdicts.
+ */
+function readStored(): StoredPrefilter | undefined {
+  try {
+    const text = readFileSync(join(__dirname, 'prefilter.generated.json'), 'utf8');
+    if (typeof __SK_PREFILTER_SHA256__ === 'string' && createHash('sha256').update(text).digest('hex') !== __SK_PREFILTER_SHA256__) return undefined;
+    return JSON.parse(text) as StoredPrefilter;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The formulas are derived from the rules' regexes (prefilterFormulas.ts) and the keyword automaton from their
  * literals. Deriving both parses every regex and takes a few hundred milliseconds at a cold start, so the
  * build writes them to prefilter.generated.json, keyed by the rules' sources; when the key does not match (a
- * rule changed and the file was not regenerated) they are derived here.
+ * rule changed and the file was not regenerated), or the file cannot be used, they are derived here.
  */
-const STORED = GENERATED as unknown as StoredPrefilter;
-const CURRENT = STORED.key === rulesKey(PATTERN_RULES);
+const STORED_OR_NOT = readStored();
+const CURRENT = STORED_OR_NOT !== undefined && STORED_OR_NOT.key === rulesKey(PATTERN_RULES);
+const STORED = STORED_OR_NOT as StoredPrefilter;
 const FORMULAS: readonly Formula[] = CURRENT ? STORED.formulas : formulasOf(PATTERN_RULES);
 
 const automaton: KeywordAutomaton = CURRENT

@@ -1,8 +1,9 @@
-// Owns the learned second stage at inference: the shipped weights (decoded once, on first use), per-sentence
-// scoring over one- and two-sentence windows, the threshold, and which intent a flagged window expresses.
+// Owns the learned second stage at inference: the shipped weights (read from their data file once, on first use),
+// per-sentence scoring over one- and two-sentence windows, the threshold, and which intent a flagged window expresses.
 /**
  * The model is logistic regression over hashed features (features.ts), trained by `npm run train:threat`
- * (scripts/threat-train/train.ts), which writes weights.ts. Scoring a window `[a, b)`:
+ * (scripts/threat-train/train.ts), which writes weights.ts (the figures) and threat-model.bin (the int8 weights, one
+ * data file beside every bundle that scans: see {@link modelDataPath}). Scoring a window `[a, b)`:
  *
  *   z = bias + Σ w[h mod B] / √n        (n = number of features in the window)
  *
@@ -11,7 +12,9 @@
  * whose z reaches the threshold is a hit; its intent comes from a small softmax model over the same features.
  * Deterministic: integer weights, fixed hashing, no randomness. Pure module: no `vscode`, no server imports.
  */
-import { inflateRawSync } from 'node:zlib';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { featureBuffer, features } from './features';
 import { scoreWindows, lowerSameLength, type LinearModel, type ScoredWindow } from './windows';
 import { MODEL } from './weights';
@@ -46,18 +49,54 @@ interface Loaded {
 
 let loaded: Loaded | undefined;
 
-function unpack(b64: string, length: number): Int8Array {
-  const bytes = inflateRawSync(Buffer.from(b64, 'base64'));
-  if (bytes.length !== length) throw new Error(`threat model: expected ${length} weights, got ${bytes.length}`);
-  return new Int8Array(bytes.buffer, bytes.byteOffset, bytes.length);
+/**
+ * The weights cannot be read, or are not the ones this build shipped (missing, truncated, another version). Scanning
+ * refuses to judge rather than judge without the learned stage: without it a text the model flags would pass as
+ * clean. Every caller treats a throw as "not judged", never as "clean".
+ */
+export class ThreatModelUnavailableError extends Error {
+  constructor(
+    readonly path: string,
+    reason: string,
+  ) {
+    super(`The threat scanner cannot judge: its model weights (${path}) ${reason}. Nothing was judged; reinstall Session Knowledge (or rebuild it: npm run build).`);
+    this.name = 'ThreatModelUnavailableError';
+  }
 }
 
-/** The shipped model, decoded on first use (the scan path pays nothing for it until a text has words). */
+/**
+ * Where the weights are read from: beside the running module. In a bundle (dist/server.js, dist/cli-scan.js, …) that is
+ * dist/, where the build copies the file; run from source (tsx), src/server/threat/model/, where training writes it.
+ */
+export function modelDataPath(): string {
+  return join(__dirname, MODEL.data.file);
+}
+
+/** The data file, checked against the length and sha256 weights.ts names. Throws {@link ThreatModelUnavailableError}. */
+export function readModelData(path: string = modelDataPath()): Buffer {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new ThreatModelUnavailableError(path, code === 'ENOENT' ? 'are missing' : `cannot be read (${code ?? (e as Error).message})`);
+  }
+  if (bytes.length !== MODEL.data.bytes) throw new ThreatModelUnavailableError(path, `are corrupt (${bytes.length} bytes, expected ${MODEL.data.bytes})`);
+  const sha = createHash('sha256').update(bytes).digest('hex');
+  if (sha !== MODEL.data.sha256) throw new ThreatModelUnavailableError(path, `are corrupt or from another version (sha256 ${sha.slice(0, 12)}…, expected ${MODEL.data.sha256.slice(0, 12)}…)`);
+  return bytes;
+}
+
+/**
+ * The shipped model, read on first use (a process that never runs the learned stage never reads it). A failure is not
+ * remembered: the next judgement tries again, so a restored file is used without a restart.
+ */
 function model(): Loaded {
   if (loaded) return loaded;
-  const w = unpack(MODEL.weights, MODEL.buckets);
+  const bytes = readModelData();
+  const w = new Int8Array(bytes.buffer, bytes.byteOffset, MODEL.buckets);
   const scale = MODEL.scale;
-  const iw = unpack(MODEL.intentWeights, MODEL.intentBuckets * MODEL_INTENTS.length);
+  const iw = new Int8Array(bytes.buffer, bytes.byteOffset + MODEL.buckets, MODEL.intentBuckets * MODEL_INTENTS.length);
   loaded = {
     main: { mask: MODEL.buckets - 1, bias: MODEL.bias, weight: (i) => w[i]! * scale, int8: w, scale },
     threshold: MODEL.threshold,
@@ -110,7 +149,7 @@ export interface ModelReading {
 
 /** Whether a pattern-rule or intent-lexicon finding with this rule id counts in a text the model read so. */
 export function counts(reading: ModelReading, ruleId: string): boolean {
-  return reading.best >= (model().gates[ruleId] ?? -Infinity);
+  return reading.best >= (MODEL.gates[ruleId] ?? -Infinity);
 }
 
 /**
