@@ -8,8 +8,13 @@
  *   node --import tsx scripts/threat-train/findings-dump.ts > after.jsonl && cmp before.jsonl after.jsonl
  *
  * `--bench` adds the two 10k-entry bench corpora (bench/threat.ts).
+ *
+ * `--golden` writes test/fixtures/threat-findings-golden.jsonl instead: a fixed sample of those texts (every
+ * rule id that any mode reports, a dozen times where it can, and every 40th text besides) with their findings,
+ * which test/unit/threatFindingsGolden.test.ts checks. Regenerate it only when a verdict is meant to change
+ * (new rules or weights), never to make a speed change pass.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { scanText, type ThreatFinding } from '../../src/server/threat/threatScanner';
 
@@ -32,7 +37,7 @@ function jsonlFiles(dir: string, pred: (rel: string) => boolean): string[] {
 export function corpusTexts(): string[] {
   const files = [
     ...jsonlFiles(resolve(ROOT, 'scripts/threat-train'), (r) => /^scripts\/threat-train\/(corpus[^/]*\/|data\/)/.test(r)),
-    ...jsonlFiles(resolve(ROOT, 'test/fixtures'), (r) => /^test\/fixtures\/threat[^/]*(\/|\.jsonl$)/.test(r)),
+    ...jsonlFiles(resolve(ROOT, 'test/fixtures'), (r) => /^test\/fixtures\/threat[^/]*(\/|\.jsonl$)/.test(r) && !r.includes('threat-findings-golden')),
   ];
   const texts: string[] = [];
   for (const f of files) {
@@ -74,7 +79,35 @@ export function dumpTexts(): string[] {
 /** One finding, compactly: every field a verdict depends on. */
 export const findingKey = (f: ThreatFinding): string => `${f.ruleId}@${f.start}-${f.end}${f.inner ? `[${f.inner.join(',')}]` : ''}`;
 
+/** The three modes' findings of one text, as the golden file stores them. */
+export function goldenFindings(t: string): [string[], string[], string[]] {
+  return [scanText(t).map(findingKey), scanText(t, { learned: false }).map(findingKey), scanText(t, { prefilter: false }).map(findingKey)];
+}
+
+export const GOLDEN_PATH = resolve(ROOT, 'test/fixtures/threat-findings-golden.jsonl');
+
+function writeGolden(): void {
+  const texts = dumpTexts();
+  const keep = new Set<number>();
+  const perRule = new Map<string, number>();
+  texts.forEach((t, i) => {
+    const f = goldenFindings(t);
+    if (i % 40 === 0) keep.add(i);
+    for (const id of new Set(f.flat().map((k) => k.slice(0, k.indexOf('@'))))) {
+      const n = perRule.get(id) ?? 0;
+      if (n < 12) {
+        perRule.set(id, n + 1);
+        keep.add(i);
+      }
+    }
+  });
+  const lines = [...keep].sort((a, b) => a - b).map((i) => JSON.stringify({ text: texts[i], findings: goldenFindings(texts[i]!) }));
+  writeFileSync(GOLDEN_PATH, `${lines.join('\n')}\n`);
+  process.stderr.write(`${lines.length} texts, ${perRule.size} rule ids\n`);
+}
+
 async function main(): Promise<void> {
+  if (process.argv.includes('--golden')) return writeGolden();
   const texts = dumpTexts();
   if (process.argv.includes('--bench')) {
     const b = await import('../../bench/threat');
