@@ -93,16 +93,16 @@ function scanInternal(text: string, depth: number, state: ScanState, prefilter: 
   // wording is an attack at all. Rules that never fired on benign notes, and the detectors below (hidden and
   // encoded text), need no corroboration.
   if (state.learned) {
-    const reading = analyse(v);
+    // (the view of a text without non-ASCII characters is ASCII: the model need not look for any)
+    const reading = analyse(v, features !== null && !features.hasNonAscii);
     let kept = 0;
     for (const f of viewFindings) if (counts(reading, f.meta.id)) viewFindings[kept++] = f;
     viewFindings.length = kept;
     // the most specific finding names a span: a rule before an intent lexicon before the model's sentence
-    const free = (s: number, e: number): boolean => !viewFindings.some((f) => f.start < e && s < f.end);
     if (reading.intentsMayCount) {
-      for (const hit of findIntents(v)) if (counts(reading, hit.id) && free(hit.start, hit.end)) viewFindings.push({ meta: ruleMeta(hit.id), start: hit.start, end: hit.end });
+      for (const hit of findIntents(v)) if (counts(reading, hit.id) && free(viewFindings, hit.start, hit.end)) viewFindings.push({ meta: ruleMeta(hit.id), start: hit.start, end: hit.end });
     }
-    for (const hit of reading.hits) if (free(hit.start, hit.end)) viewFindings.push({ meta: ruleMeta(`model.${hit.intent}`), start: hit.start, end: hit.end });
+    for (const hit of reading.hits) if (free(viewFindings, hit.start, hit.end)) viewFindings.push({ meta: ruleMeta(`model.${hit.intent}`), start: hit.start, end: hit.end });
   }
 
   // 2. hidden HTML containers carrying a directive
@@ -182,6 +182,12 @@ function scanInternal(text: string, depth: number, state: ScanState, prefilter: 
 }
 
 const NO_CONTAINERS: readonly HiddenContainer[] = Object.freeze([]);
+
+/** No finding overlaps `[s, e)`. (A module function, not a closure per scan: the scan loop allocates nothing for it.) */
+function free(findings: readonly RawFinding[], s: number, e: number): boolean {
+  for (let i = 0; i < findings.length; i++) if (findings[i]!.start < e && s < findings[i]!.end) return false;
+  return true;
+}
 
 function innerIds(inner: readonly RawFinding[]): string[] {
   const ids = new Set<string>();

@@ -115,11 +115,13 @@ export function counts(reading: ModelReading, ruleId: string): boolean {
 
 /**
  * The learned stage on one text (the scanner's matching view): its own hits, and whether it corroborates the
- * pattern rules and the intent lexicons (both need the model's agreement; see scan.ts).
+ * pattern rules and the intent lexicons (both need the model's agreement; see scan.ts). `ascii`: the caller
+ * knows the view has no non-ASCII character.
  */
-export function analyse(view: string): ModelReading {
+export function analyse(view: string, ascii = false): ModelReading {
   const m = model();
-  const lower = lowerSameLength(view);
+  // ASCII text is its own lowercase view (the feature pass folds ASCII letters): no need to look for others
+  const lower = ascii ? view : lowerSameLength(view);
   const windows = scoreWindows(lower, m.main, m.low);
   let best = -Infinity;
   for (const w of windows) if (w.score > best) best = w.score;
