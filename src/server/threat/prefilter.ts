@@ -142,6 +142,15 @@ export function scanKeywords(text: string): TextFeatures {
   return automaton.scan(text, SEEN);
 }
 
+/**
+ * {@link scanKeywords}, computing the learned stage's features of an ASCII text in the same pass (see
+ * `KeywordAutomaton.scanWithFeatures`): when `featuresDone`, the model reads them instead of a pass of its own.
+ */
+export function scanKeywordsAndFeatures(text: string): TextFeatures & { readonly featuresDone: boolean } {
+  automaton.reset(SEEN);
+  return automaton.scanWithFeatures(text, SEEN);
+}
+
 /** Forgets the current scan's keyword hits (before the scan recurses into decoded text). */
 export function clearKeywords(): void {
   automaton.reset(SEEN);

@@ -23,7 +23,7 @@ import { findIntents } from './intent/intent';
 import { analyse, counts } from './model/classifier';
 import { normalizeForMatching, toOriginalSpan, type NormalizedText } from './normalize';
 import { findAll, runPatternRules, type RawFinding } from './patternMatch';
-import { clearKeywords, scanKeywords } from './prefilter';
+import { clearKeywords, scanKeywords, scanKeywordsAndFeatures } from './prefilter';
 import { ruleMeta, VOCAB, type ThreatCategory, type ThreatSeverity } from './rules';
 
 /** One rule tripped by one span of a text. */
@@ -71,9 +71,15 @@ function scanInternal(text: string, depth: number, state: ScanState, prefilter: 
   const out: RawFinding[] = [];
   let view: NormalizedText;
   let features: TextFeatures | null = null;
+  // whether the keyword pass also computed the model's features of the view (ASCII text, learned stage on)
+  let featuresDone = false;
   if (prefilter) {
     // keyword pass over the text first: ASCII text (the common case) is its own view, no normalisation pass
-    features = scanKeywords(text);
+    if (state.learned) {
+      const f = scanKeywordsAndFeatures(text);
+      featuresDone = f.featuresDone;
+      features = f;
+    } else features = scanKeywords(text);
     view = features.hasNonAscii ? normalizeForMatching(text) : { text, map: null };
     if (view.text !== text) features = scanKeywords(view.text);
   } else view = normalizeForMatching(text);
@@ -94,7 +100,7 @@ function scanInternal(text: string, depth: number, state: ScanState, prefilter: 
   // encoded text), need no corroboration.
   if (state.learned) {
     // (the view of a text without non-ASCII characters is ASCII: the model need not look for any)
-    const reading = analyse(v, features !== null && !features.hasNonAscii);
+    const reading = analyse(v, features !== null && !features.hasNonAscii, featuresDone);
     let kept = 0;
     for (const f of viewFindings) if (counts(reading, f.meta.id)) viewFindings[kept++] = f;
     viewFindings.length = kept;
