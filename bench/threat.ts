@@ -8,7 +8,8 @@
  * baseline:
  * - realistic: what a project's memory store mostly holds. 90% ordinary developer notes, ~10% entries with
  *   one trigger-word sentence (a hard negative: "ignore the generated files", a curl with a bearer token,
- *   `System: Debian 12`, …), ~0.5% attacks. The < 40 ms cold-rescan target is for this one.
+ *   `System: Debian 12`, …), ~0.5% attacks. The ≤ 60 ms cold-rescan target (every stage) is for this one;
+ *   its row is also printed beside rules only, measured in the same run.
  * - dense (adversarial to the prefilter): every sentence of every entry is a hard negative full of trigger
  *   words, with ~2% attacks mixed in, so most rules pass the keyword prefilter and must run.
  */
@@ -204,11 +205,18 @@ function corpusRows(label: string, corpus: readonly string[], patterns: readonly
     target: '',
   });
   rows.push({ case: `${label}: scanText only (no cache)`, ours: time(RUNS, () => {}, () => corpus.forEach((t) => scanText(t))), baseline: baseMs, target: '' });
+  const rulesOnly = time(RUNS, () => {}, () => corpus.forEach((t) => scanText(t, { learned: false })));
   rows.push({
     case: `${label}: scanText, rules only (learned stage and intent lexicons off: the scanner before issue 10)`,
-    ours: time(RUNS, () => {}, () => corpus.forEach((t) => scanText(t, { learned: false }))),
+    ours: rulesOnly,
     baseline: baseMs,
     target: '',
+  });
+  rows.push({
+    case: `${label}: cold rescan, every stage (first row) beside rules only (the row above), same run`,
+    ours: rows[0]!.ours,
+    baseline: rulesOnly,
+    target: target ? '≤ 60 ms quiet (issue 29; rules only was 44 ms quiet)' : '',
   });
   const warm = new ThreatScanner();
   corpus.forEach((t, i) => warm.judge(t, false, hashes[i]));

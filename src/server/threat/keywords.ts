@@ -65,7 +65,6 @@ export class KeywordAutomaton {
   scanWithFeatures(text: string, seen: Uint8Array): TextFeatures & { readonly featuresDone: boolean } {
     const before = this.nHits;
     const r = (this.fused ??= compileFusedPass(this.tables))(text, seen, before);
-    if (r < 0) return { ...this.scan(text, seen), featuresDone: false };
     this.nHits = r & HIT_MASK;
     const found = r >>> HIT_BITS;
     return {
@@ -73,8 +72,8 @@ export class KeywordAutomaton {
       hasBase64Run: (found & FOUND_B64) !== 0,
       hasHexRun: (found & FOUND_HEX) !== 0,
       hasEscape: (found & FOUND_ESC) !== 0,
-      hasNonAscii: false,
-      featuresDone: true,
+      hasNonAscii: (found & FOUND_NONASCII) !== 0,
+      featuresDone: (found & FOUND_NO_FEATURES) === 0,
     };
   }
 
@@ -271,7 +270,7 @@ function compilePass(t: Tables): PassFn {
  * text: the keyword automaton steps inside the feature pass's word and punctuation loops, so both run over
  * the text once and their dependency chains (a table walk, a multiply-and-xor hash) overlap. For ASCII text
  * it writes exactly what `features(text, 0, text.length)` writes (test/unit/threatFusedPass.test.ts holds it to
- * that over the corpora); at the first non-ASCII character it forgets the keywords it recorded and returns -1.
+ * that over the corpora); at the first non-ASCII character it leaves the features and goes on as the plain pass.
  */
 function compileFusedPass(t: Tables): PassFn {
   const { charInfo, delta, stride, outStart, outIds, kwLen, kwFlags, hits } = t;
@@ -284,7 +283,6 @@ function compileFusedPass(t: Tables): PassFn {
   const record = closeSegment;
   const begin = beginFeatures;
   return (text, seen, hitCount) => {
-    const first = hitCount;
     let s = 0;
     let flags = 0;
     let b64Len = 0;
@@ -460,13 +458,48 @@ function compileFusedPass(t: Tables): PassFn {
         sStart = -1;
       }
     }
-    if (!ascii) {
-      for (let k = first; k < hitCount; k++) seen[hits[k]!] = 0;
-      return -1;
+    if (ascii) {
+      if (sStart >= 0) record(sStart, sEnd, count);
+    } else {
+      // a non-ASCII character at i: the features are left unfinished (the model reads the normalised view);
+      // the keyword pass goes on as compilePass's loop does
+      found |= FOUND_NO_FEATURES;
+      for (; i < n; i++) {
+        const c = text.charCodeAt(i);
+        const info = charInfo[c]!;
+        flags |= info;
+        s = delta[s * stride + (info & 0xff)]!;
+        if (s >= OUT) {
+          s -= OUT;
+          for (let k = outStart[s]!; outIds[k]! >= 0; k++) {
+            const id = outIds[k]!;
+            if (seen[id] !== 0) continue;
+            const f = kwFlags[id]!;
+            if (f !== 0) {
+              if (f & START) {
+                const p = i - kwLen[id]!;
+                if (p >= 0 && isWordCode(text.charCodeAt(p))) continue;
+              }
+              if (f & END && i + 1 < n && isWordCode(text.charCodeAt(i + 1))) continue;
+            }
+            seen[id] = 1;
+            hits[hitCount++] = id;
+          }
+        }
+        const inB64 = -((info >> (8 + B64_BIT)) & 1);
+        const inHex = -((info >> (8 + HEXSEP_BIT)) & 1);
+        b64Len = (b64Len + 1) & inB64;
+        b64Cls = (b64Cls | info) & inB64;
+        hexLen = (hexLen + 1) & inHex;
+        if (b64Len >= B64_MIN || hexLen >= HEX_MIN) {
+          if (b64Len >= B64_MIN && (b64Cls & B64_MIXED) === B64_MIXED) found |= FOUND_B64;
+          if (hexLen >= HEX_MIN) found |= FOUND_HEX;
+        }
+      }
     }
-    if (sStart >= 0) record(sStart, sEnd, count);
     const cls = flags >> 8;
     if (cls & ESC) found |= FOUND_ESC;
+    if (cls & NONASCII) found |= FOUND_NONASCII;
     return hitCount | (found << HIT_BITS);
   };
 }
@@ -479,6 +512,8 @@ const FOUND_B64 = 1;
 const FOUND_HEX = 2;
 const FOUND_ESC = 4;
 const FOUND_NONASCII = 8;
+/** Fused pass only: the text has a non-ASCII character, its features were not computed. */
+const FOUND_NO_FEATURES = 16;
 
 const MARK = '\x01';
 /** Output flag in a transition entry (so at most 32 767 states). */
