@@ -9,7 +9,7 @@
  * - realistic: what a project's memory store mostly holds. 90% ordinary developer notes, ~10% entries with
  *   one trigger-word sentence (a hard negative: "ignore the generated files", a curl with a bearer token,
  *   `System: Debian 12`, …), ~0.5% attacks. The ≤ 60 ms cold-rescan target (every stage) is for this one;
- *   its row is also printed beside rules only, measured in the same run.
+ *   a row prints it beside rules only, the two timed in turn in the same run.
  * - dense (adversarial to the prefilter): every sentence of every entry is a hard negative full of trigger
  *   words, with ~2% attacks mixed in, so most rules pass the keyword prefilter and must run.
  */
@@ -170,6 +170,26 @@ function time(runs: number, setup: () => void, fn: () => void): number {
   return xs[Math.floor(xs.length / 2)]!;
 }
 
+/** Medians (ms) of `a` and `b` timed in turn, `runs` times each after one warm-up of each; `setup` runs before each `a`. */
+function timeInTurn(runs: number, setup: () => void, a: () => void, b: () => void): [number, number] {
+  setup();
+  a();
+  b();
+  const xa: number[] = [];
+  const xb: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    setup();
+    let t0 = performance.now();
+    a();
+    xa.push(performance.now() - t0);
+    t0 = performance.now();
+    b();
+    xb.push(performance.now() - t0);
+  }
+  const med = (xs: number[]): number => xs.sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+  return [med(xa), med(xb)];
+}
+
 interface Row {
   case: string;
   ours: number;
@@ -205,19 +225,22 @@ function corpusRows(label: string, corpus: readonly string[], patterns: readonly
     target: '',
   });
   rows.push({ case: `${label}: scanText only (no cache)`, ours: time(RUNS, () => {}, () => corpus.forEach((t) => scanText(t))), baseline: baseMs, target: '' });
-  const rulesOnly = time(RUNS, () => {}, () => corpus.forEach((t) => scanText(t, { learned: false })));
   rows.push({
     case: `${label}: scanText, rules only (learned stage and intent lexicons off: the scanner before issue 10)`,
-    ours: rulesOnly,
+    ours: time(RUNS, () => {}, () => corpus.forEach((t) => scanText(t, { learned: false }))),
     baseline: baseMs,
     target: '',
   });
-  rows.push({
-    case: `${label}: cold rescan, every stage (first row) beside rules only (the row above), same run`,
-    ours: rows[0]!.ours,
-    baseline: rulesOnly,
-    target: target ? '≤ 60 ms quiet (issue 29; rules only was 44 ms quiet)' : '',
-  });
+  if (target) {
+    // the issue-29 row: both timed run by run in turn, so both see the same load on a busy machine
+    const [cold, rules] = timeInTurn(
+      RUNS,
+      () => (scanner = new ThreatScanner()),
+      () => corpus.forEach((t, i) => scanner.judge(t, false, hashes[i])),
+      () => corpus.forEach((t) => scanText(t, { learned: false })),
+    );
+    rows.push({ case: `${label}: cold rescan, every stage, hash supplied; baseline: rules only, timed in turn`, ours: cold, baseline: rules, target: '≤ 60 ms (rules only: 44 ms quiet)' });
+  }
   const warm = new ThreatScanner();
   corpus.forEach((t, i) => warm.judge(t, false, hashes[i]));
   rows.push({
