@@ -8,7 +8,8 @@
  * baseline:
  * - realistic: what a project's memory store mostly holds. 90% ordinary developer notes, ~10% entries with
  *   one trigger-word sentence (a hard negative: "ignore the generated files", a curl with a bearer token,
- *   `System: Debian 12`, …), ~0.5% attacks. The < 40 ms cold-rescan target is for this one.
+ *   `System: Debian 12`, …), ~0.5% attacks. The ≤ 60 ms cold-rescan target (every stage) is for this one;
+ *   a row prints it beside rules only, the two timed in turn in the same run.
  * - dense (adversarial to the prefilter): every sentence of every entry is a hard negative full of trigger
  *   words, with ~2% attacks mixed in, so most rules pass the keyword prefilter and must run.
  */
@@ -169,6 +170,26 @@ function time(runs: number, setup: () => void, fn: () => void): number {
   return xs[Math.floor(xs.length / 2)]!;
 }
 
+/** Medians (ms) of `a` and `b` timed in turn, `runs` times each after one warm-up of each; `setup` runs before each `a`. */
+function timeInTurn(runs: number, setup: () => void, a: () => void, b: () => void): [number, number] {
+  setup();
+  a();
+  b();
+  const xa: number[] = [];
+  const xb: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    setup();
+    let t0 = performance.now();
+    a();
+    xa.push(performance.now() - t0);
+    t0 = performance.now();
+    b();
+    xb.push(performance.now() - t0);
+  }
+  const med = (xs: number[]): number => xs.sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+  return [med(xa), med(xb)];
+}
+
 interface Row {
   case: string;
   ours: number;
@@ -210,6 +231,16 @@ function corpusRows(label: string, corpus: readonly string[], patterns: readonly
     baseline: baseMs,
     target: '',
   });
+  if (target) {
+    // the issue-29 row: both timed run by run in turn, so both see the same load on a busy machine
+    const [cold, rules] = timeInTurn(
+      RUNS,
+      () => (scanner = new ThreatScanner()),
+      () => corpus.forEach((t, i) => scanner.judge(t, false, hashes[i])),
+      () => corpus.forEach((t) => scanText(t, { learned: false })),
+    );
+    rows.push({ case: `${label}: cold rescan, every stage, hash supplied; baseline: rules only, timed in turn`, ours: cold, baseline: rules, target: '≤ 60 ms (rules only: 44 ms quiet)' });
+  }
   const warm = new ThreatScanner();
   corpus.forEach((t, i) => warm.judge(t, false, hashes[i]));
   rows.push({

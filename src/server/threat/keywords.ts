@@ -10,6 +10,8 @@
  * Characters outside the alphabet of the keywords (and every non-ASCII character) act as a neutral symbol,
  * so the pass is a table lookup per character. Pure module.
  */
+import { ASCII_KIND, beginFeatures, closeSegment, MAX_SEGMENT, mix, PUNCT_MAX, SEED_PUNCT, SEED_STEM, SEED_WORD, STEM_LEN, step } from './model/features';
+
 export class KeywordAutomaton {
   /** Keywords as given (lowercase, optional boundary markers), index = keyword id. */
   readonly keywords: readonly string[];
@@ -18,6 +20,9 @@ export class KeywordAutomaton {
   private nHits = 0;
   /** The scan loop, a closure over the tables (see {@link compilePass}). */
   private readonly pass: PassFn;
+  /** The scan loop fused with the learned stage's feature pass (see {@link compileFusedPass}), built on first use. */
+  private fused: PassFn | undefined;
+  private readonly tables: Tables;
 
   /**
    * The automaton of `keywords`; `tables` (what {@link buildKeywordTables} returned for the same keywords, e.g.
@@ -29,7 +34,8 @@ export class KeywordAutomaton {
     const charInfo = new Uint16Array(65536);
     for (let c = 0; c < 65536; c++) charInfo[c] = c < 128 ? alphabet[c]! | (CHAR_CLASS[c]! << 8) : NONASCII << 8;
     this.hits = new Int32Array(keywords.length);
-    this.pass = compilePass({ charInfo, delta: tables.delta, stride: tables.stride, outStart: tables.outStart, outIds: tables.outIds, kwLen: tables.kwLen, kwFlags: tables.kwFlags, hits: this.hits });
+    this.tables = { charInfo, delta: tables.delta, stride: tables.stride, outStart: tables.outStart, outIds: tables.outIds, kwLen: tables.kwLen, kwFlags: tables.kwFlags, hits: this.hits };
+    this.pass = compilePass(this.tables);
   }
 
   /**
@@ -47,6 +53,27 @@ export class KeywordAutomaton {
       hasHexRun: (found & FOUND_HEX) !== 0,
       hasEscape: (found & FOUND_ESC) !== 0,
       hasNonAscii: (found & FOUND_NONASCII) !== 0,
+    };
+  }
+
+  /**
+   * {@link scan}, and when `text` is ASCII, the learned stage's features of it in the same pass: afterwards
+   * `featureBuffer()` and `lastSegments()` (model/features.ts) hold what `features(text, 0, text.length)` would
+   * have written, and `featuresDone` is true. A text with a non-ASCII character is scanned as {@link scan} does
+   * (its features are computed on its normalised, lowercased view instead) and `featuresDone` is false.
+   */
+  scanWithFeatures(text: string, seen: Uint8Array): TextFeatures & { readonly featuresDone: boolean } {
+    const before = this.nHits;
+    const r = (this.fused ??= compileFusedPass(this.tables))(text, seen, before);
+    this.nHits = r & HIT_MASK;
+    const found = r >>> HIT_BITS;
+    return {
+      keywords: this.nHits - before,
+      hasBase64Run: (found & FOUND_B64) !== 0,
+      hasHexRun: (found & FOUND_HEX) !== 0,
+      hasEscape: (found & FOUND_ESC) !== 0,
+      hasNonAscii: (found & FOUND_NONASCII) !== 0,
+      featuresDone: (found & FOUND_NO_FEATURES) === 0,
     };
   }
 
@@ -238,6 +265,245 @@ function compilePass(t: Tables): PassFn {
   };
 }
 
+/**
+ * {@link compilePass} fused with the learned stage's feature pass (`features` in model/features.ts) for ASCII
+ * text: the keyword automaton steps inside the feature pass's word and punctuation loops, so both run over
+ * the text once and their dependency chains (a table walk, a multiply-and-xor hash) overlap. For ASCII text
+ * it writes exactly what `features(text, 0, text.length)` writes (test/unit/threatFusedPass.test.ts holds it to
+ * that over the corpora); at the first non-ASCII character it leaves the features and goes on as the plain pass.
+ */
+function compileFusedPass(t: Tables): PassFn {
+  const { charInfo, delta, stride, outStart, outIds, kwLen, kwFlags, hits } = t;
+  // the feature pass's tables and constants as closure constants (an imported binding is a property load
+  // per use in CommonJS output)
+  const KIND = ASCII_KIND;
+  const [seedWord, seedStem, seedPunct, stemLen, punctMax, maxSegment] = [SEED_WORD, SEED_STEM, SEED_PUNCT, STEM_LEN, PUNCT_MAX, MAX_SEGMENT];
+  const hash = step;
+  const pair = mix;
+  const record = closeSegment;
+  const begin = beginFeatures;
+  return (text, seen, hitCount) => {
+    let s = 0;
+    let flags = 0;
+    let b64Len = 0;
+    let b64Cls = 0;
+    let hexLen = 0;
+    let found = 0;
+    const n = text.length;
+    const out = begin(n);
+    let count = 0;
+    let sStart = -1; // start of the current sentence (-1: none yet)
+    let sEnd = 0; // end of the last token of the current sentence
+    let prevStem = 0; // stem hash of the previous word (0: none since the last punctuation)
+    let i = 0;
+    let ascii = true;
+    outer: while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c >= 0x80) {
+        ascii = false;
+        break;
+      }
+      const kind = KIND[c]!;
+      if (kind === 0) {
+        // space
+        {
+          const info = charInfo[c]!;
+          flags |= info;
+          s = delta[s * stride + (info & 0xff)]!;
+          if (s >= OUT) {
+            s -= OUT;
+            for (let k = outStart[s]!; outIds[k]! >= 0; k++) {
+              const id = outIds[k]!;
+              if (seen[id] !== 0) continue;
+              const f = kwFlags[id]!;
+              if (f !== 0) {
+                if (f & START) {
+                  const p = i - kwLen[id]!;
+                  if (p >= 0 && isWordCode(text.charCodeAt(p))) continue;
+                }
+                if (f & END && i + 1 < n && isWordCode(text.charCodeAt(i + 1))) continue;
+              }
+              seen[id] = 1;
+              hits[hitCount++] = id;
+            }
+          }
+          const inB64 = -((info >> (8 + B64_BIT)) & 1);
+          const inHex = -((info >> (8 + HEXSEP_BIT)) & 1);
+          b64Len = (b64Len + 1) & inB64;
+          b64Cls = (b64Cls | info) & inB64;
+          hexLen = (hexLen + 1) & inHex;
+          if (b64Len >= B64_MIN || hexLen >= HEX_MIN) {
+            if (b64Len >= B64_MIN && (b64Cls & B64_MIXED) === B64_MIXED) found |= FOUND_B64;
+            if (hexLen >= HEX_MIN) found |= FOUND_HEX;
+          }
+        }
+        if (sStart >= 0 && (c === 0x0a || i - sStart >= maxSegment)) {
+          record(sStart, sEnd, count);
+          sStart = -1;
+          prevStem = 0;
+        }
+        i++;
+        continue;
+      }
+      if (sStart < 0) sStart = i;
+      if (kind === 1) {
+        // a word: its hash, its stem (first STEM_LEN characters), the pair with the previous stem
+        let h = seedWord;
+        let stem = seedStem;
+        let len = 0;
+        while (i < n) {
+          let d = text.charCodeAt(i);
+          if (d >= 0x80) {
+            ascii = false;
+            break outer;
+          }
+          if (KIND[d] !== 1) break;
+          {
+            const info = charInfo[d]!;
+            flags |= info;
+            s = delta[s * stride + (info & 0xff)]!;
+            if (s >= OUT) {
+              s -= OUT;
+              for (let k = outStart[s]!; outIds[k]! >= 0; k++) {
+                const id = outIds[k]!;
+                if (seen[id] !== 0) continue;
+                const f = kwFlags[id]!;
+                if (f !== 0) {
+                  if (f & START) {
+                    const p = i - kwLen[id]!;
+                    if (p >= 0 && isWordCode(text.charCodeAt(p))) continue;
+                  }
+                  if (f & END && i + 1 < n && isWordCode(text.charCodeAt(i + 1))) continue;
+                }
+                seen[id] = 1;
+                hits[hitCount++] = id;
+              }
+            }
+            const inB64 = -((info >> (8 + B64_BIT)) & 1);
+            const inHex = -((info >> (8 + HEXSEP_BIT)) & 1);
+            b64Len = (b64Len + 1) & inB64;
+            b64Cls = (b64Cls | info) & inB64;
+            hexLen = (hexLen + 1) & inHex;
+            if (b64Len >= B64_MIN || hexLen >= HEX_MIN) {
+              if (b64Len >= B64_MIN && (b64Cls & B64_MIXED) === B64_MIXED) found |= FOUND_B64;
+              if (hexLen >= HEX_MIN) found |= FOUND_HEX;
+            }
+          }
+          if (d >= 0x41 && d <= 0x5a) d |= 0x20;
+          h = hash(h, d);
+          if (len < stemLen) stem = hash(stem, d);
+          len++;
+          i++;
+        }
+        out[count++] = h;
+        if (len > stemLen) out[count++] = stem;
+        if (prevStem !== 0) out[count++] = pair(prevStem, stem);
+        prevStem = stem;
+        sEnd = i;
+        continue;
+      }
+      // a punctuation run
+      let h = seedPunct;
+      let len = 0;
+      let stop = false;
+      while (i < n) {
+        const d = text.charCodeAt(i);
+        if (d >= 0x80) {
+          ascii = false;
+          break outer;
+        }
+        if (KIND[d] !== 3) break;
+        {
+            const info = charInfo[d]!;
+            flags |= info;
+            s = delta[s * stride + (info & 0xff)]!;
+            if (s >= OUT) {
+              s -= OUT;
+              for (let k = outStart[s]!; outIds[k]! >= 0; k++) {
+                const id = outIds[k]!;
+                if (seen[id] !== 0) continue;
+                const f = kwFlags[id]!;
+                if (f !== 0) {
+                  if (f & START) {
+                    const p = i - kwLen[id]!;
+                    if (p >= 0 && isWordCode(text.charCodeAt(p))) continue;
+                  }
+                  if (f & END && i + 1 < n && isWordCode(text.charCodeAt(i + 1))) continue;
+                }
+                seen[id] = 1;
+                hits[hitCount++] = id;
+              }
+            }
+            const inB64 = -((info >> (8 + B64_BIT)) & 1);
+            const inHex = -((info >> (8 + HEXSEP_BIT)) & 1);
+            b64Len = (b64Len + 1) & inB64;
+            b64Cls = (b64Cls | info) & inB64;
+            hexLen = (hexLen + 1) & inHex;
+            if (b64Len >= B64_MIN || hexLen >= HEX_MIN) {
+              if (b64Len >= B64_MIN && (b64Cls & B64_MIXED) === B64_MIXED) found |= FOUND_B64;
+              if (hexLen >= HEX_MIN) found |= FOUND_HEX;
+            }
+          }
+        if (len < punctMax) h = hash(h, d);
+        if (d === 0x2e || d === 0x21 || d === 0x3f || d === 0x3b) stop = true;
+        len++;
+        i++;
+      }
+      out[count++] = h;
+      prevStem = 0;
+      sEnd = i;
+      // a sentence ends after . ! ? ; before a space (a non-ASCII character next ends the pass anyway)
+      if (stop && (i >= n || (text.charCodeAt(i) < 0x80 && KIND[text.charCodeAt(i)] === 0))) {
+        record(sStart, sEnd, count);
+        sStart = -1;
+      }
+    }
+    if (ascii) {
+      if (sStart >= 0) record(sStart, sEnd, count);
+    } else {
+      // a non-ASCII character at i: the features are left unfinished (the model reads the normalised view);
+      // the keyword pass goes on as compilePass's loop does
+      found |= FOUND_NO_FEATURES;
+      for (; i < n; i++) {
+        const c = text.charCodeAt(i);
+        const info = charInfo[c]!;
+        flags |= info;
+        s = delta[s * stride + (info & 0xff)]!;
+        if (s >= OUT) {
+          s -= OUT;
+          for (let k = outStart[s]!; outIds[k]! >= 0; k++) {
+            const id = outIds[k]!;
+            if (seen[id] !== 0) continue;
+            const f = kwFlags[id]!;
+            if (f !== 0) {
+              if (f & START) {
+                const p = i - kwLen[id]!;
+                if (p >= 0 && isWordCode(text.charCodeAt(p))) continue;
+              }
+              if (f & END && i + 1 < n && isWordCode(text.charCodeAt(i + 1))) continue;
+            }
+            seen[id] = 1;
+            hits[hitCount++] = id;
+          }
+        }
+        const inB64 = -((info >> (8 + B64_BIT)) & 1);
+        const inHex = -((info >> (8 + HEXSEP_BIT)) & 1);
+        b64Len = (b64Len + 1) & inB64;
+        b64Cls = (b64Cls | info) & inB64;
+        hexLen = (hexLen + 1) & inHex;
+        if (b64Len >= B64_MIN || hexLen >= HEX_MIN) {
+          if (b64Len >= B64_MIN && (b64Cls & B64_MIXED) === B64_MIXED) found |= FOUND_B64;
+          if (hexLen >= HEX_MIN) found |= FOUND_HEX;
+        }
+      }
+    }
+    const cls = flags >> 8;
+    if (cls & ESC) found |= FOUND_ESC;
+    if (cls & NONASCII) found |= FOUND_NONASCII;
+    return hitCount | (found << HIT_BITS);
+  };
+}
+
 /** A pass result: the hit count in the low bits, the features above. */
 const HIT_BITS = 16;
 const HIT_MASK = (1 << HIT_BITS) - 1;
@@ -246,6 +512,8 @@ const FOUND_B64 = 1;
 const FOUND_HEX = 2;
 const FOUND_ESC = 4;
 const FOUND_NONASCII = 8;
+/** Fused pass only: the text has a non-ASCII character, its features were not computed. */
+const FOUND_NO_FEATURES = 16;
 
 const MARK = '\x01';
 /** Output flag in a transition entry (so at most 32 767 states). */

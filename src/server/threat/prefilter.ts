@@ -164,10 +164,35 @@ export function scanKeywords(text: string): TextFeatures {
   return automaton.scan(text, SEEN);
 }
 
+/**
+ * {@link scanKeywords}, computing the learned stage's features of an ASCII text in the same pass (see
+ * `KeywordAutomaton.scanWithFeatures`): when `featuresDone`, the model reads them instead of a pass of its own.
+ */
+export function scanKeywordsAndFeatures(text: string): TextFeatures & { readonly featuresDone: boolean } {
+  automaton.reset(SEEN);
+  return automaton.scanWithFeatures(text, SEEN);
+}
+
 /** Forgets the current scan's keyword hits (before the scan recurses into decoded text). */
 export function clearKeywords(): void {
   automaton.reset(SEEN);
 }
+
+/**
+ * Keyword id → the rules (a bit per rule, 32 rules a word) whose trigger group holds it. A rule's program
+ * tests its trigger group first and rejects when it does not hold, so only the rules whose bit a keyword of
+ * the scan set can pass: most texts set none, and their scan evaluates no program at all.
+ */
+const RULE_WORDS = Math.ceil(COMPILED.length / 32);
+const TRIGGERED_BY = new Int32Array(automaton.keywords.length * RULE_WORDS);
+PATTERN_RULES.forEach((rule, r) => {
+  for (const k of rule.triggers) {
+    const id = stemId.get(k);
+    if (id !== undefined) TRIGGERED_BY[id * RULE_WORDS + (r >>> 5)]! |= 1 << (r & 31);
+  }
+});
+/** Rules whose trigger group holds in the current scan (scratch of {@link rulesToRun}). */
+const TRIGGERED = new Int32Array(RULE_WORDS);
 
 /** Rules of the current scan (scratch, refilled by each {@link rulesToRun}). */
 const TO_RUN: PatternRule[] = [];
@@ -178,11 +203,25 @@ const TO_RUN: PatternRule[] = [];
  */
 export function rulesToRun(prefiltered: boolean): readonly PatternRule[] {
   if (!prefiltered) return PATTERN_RULES;
-  loadGroupHits();
   TO_RUN.length = 0;
-  for (let r = 0; r < COMPILED.length; r++) {
-    const c = COMPILED[r]!;
-    if (passes(c.entry)) TO_RUN.push(c.rule);
+  TRIGGERED.fill(0);
+  let any = 0;
+  const hits = automaton.hits;
+  for (let k = 0, n = automaton.hitCount; k < n; k++) {
+    const base = hits[k]! * RULE_WORDS;
+    for (let w = 0; w < RULE_WORDS; w++) {
+      const bits = TRIGGERED_BY[base + w]!;
+      TRIGGERED[w]! |= bits;
+      any |= bits;
+    }
+  }
+  if (any === 0) return TO_RUN;
+  loadGroupHits();
+  for (let w = 0; w < RULE_WORDS; w++) {
+    for (let bits = TRIGGERED[w]!; bits !== 0; bits &= bits - 1) {
+      const c = COMPILED[(w << 5) + 31 - Math.clz32(bits & -bits)]!;
+      if (passes(c.entry)) TO_RUN.push(c.rule);
+    }
   }
   return TO_RUN;
 }

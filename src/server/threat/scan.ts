@@ -23,7 +23,7 @@ import { findIntents } from './intent/intent';
 import { analyse, counts } from './model/classifier';
 import { normalizeForMatching, toOriginalSpan, type NormalizedText } from './normalize';
 import { findAll, runPatternRules, type RawFinding } from './patternMatch';
-import { clearKeywords, scanKeywords } from './prefilter';
+import { clearKeywords, scanKeywords, scanKeywordsAndFeatures } from './prefilter';
 import { ruleMeta, VOCAB, type ThreatCategory, type ThreatSeverity } from './rules';
 
 /** One rule tripped by one span of a text. */
@@ -71,9 +71,15 @@ function scanInternal(text: string, depth: number, state: ScanState, prefilter: 
   const out: RawFinding[] = [];
   let view: NormalizedText;
   let features: TextFeatures | null = null;
+  // whether the keyword pass also computed the model's features of the view (ASCII text, learned stage on)
+  let featuresDone = false;
   if (prefilter) {
     // keyword pass over the text first: ASCII text (the common case) is its own view, no normalisation pass
-    features = scanKeywords(text);
+    if (state.learned) {
+      const f = scanKeywordsAndFeatures(text);
+      featuresDone = f.featuresDone;
+      features = f;
+    } else features = scanKeywords(text);
     view = features.hasNonAscii ? normalizeForMatching(text) : { text, map: null };
     if (view.text !== text) features = scanKeywords(view.text);
   } else view = normalizeForMatching(text);
@@ -93,16 +99,16 @@ function scanInternal(text: string, depth: number, state: ScanState, prefilter: 
   // wording is an attack at all. Rules that never fired on benign notes, and the detectors below (hidden and
   // encoded text), need no corroboration.
   if (state.learned) {
-    const reading = analyse(v);
+    // (the view of a text without non-ASCII characters is ASCII: the model need not look for any)
+    const reading = analyse(v, features !== null && !features.hasNonAscii, featuresDone);
     let kept = 0;
     for (const f of viewFindings) if (counts(reading, f.meta.id)) viewFindings[kept++] = f;
     viewFindings.length = kept;
     // the most specific finding names a span: a rule before an intent lexicon before the model's sentence
-    const free = (s: number, e: number): boolean => !viewFindings.some((f) => f.start < e && s < f.end);
     if (reading.intentsMayCount) {
-      for (const hit of findIntents(v)) if (counts(reading, hit.id) && free(hit.start, hit.end)) viewFindings.push({ meta: ruleMeta(hit.id), start: hit.start, end: hit.end });
+      for (const hit of findIntents(v)) if (counts(reading, hit.id) && free(viewFindings, hit.start, hit.end)) viewFindings.push({ meta: ruleMeta(hit.id), start: hit.start, end: hit.end });
     }
-    for (const hit of reading.hits) if (free(hit.start, hit.end)) viewFindings.push({ meta: ruleMeta(`model.${hit.intent}`), start: hit.start, end: hit.end });
+    for (const hit of reading.hits) if (free(viewFindings, hit.start, hit.end)) viewFindings.push({ meta: ruleMeta(`model.${hit.intent}`), start: hit.start, end: hit.end });
   }
 
   // 2. hidden HTML containers carrying a directive
@@ -182,6 +188,12 @@ function scanInternal(text: string, depth: number, state: ScanState, prefilter: 
 }
 
 const NO_CONTAINERS: readonly HiddenContainer[] = Object.freeze([]);
+
+/** No finding overlaps `[s, e)`. (A module function, not a closure per scan: the scan loop allocates nothing for it.) */
+function free(findings: readonly RawFinding[], s: number, e: number): boolean {
+  for (let i = 0; i < findings.length; i++) if (findings[i]!.start < e && s < findings[i]!.end) return false;
+  return true;
+}
 
 function innerIds(inner: readonly RawFinding[]): string[] {
   const ids = new Set<string>();

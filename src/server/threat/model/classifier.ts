@@ -154,12 +154,15 @@ export function counts(reading: ModelReading, ruleId: string): boolean {
 
 /**
  * The learned stage on one text (the scanner's matching view): its own hits, and whether it corroborates the
- * pattern rules and the intent lexicons (both need the model's agreement; see scan.ts).
+ * pattern rules and the intent lexicons (both need the model's agreement; see scan.ts). `ascii`: the caller
+ * knows the view has no non-ASCII character; `featuresDone`: the features of the whole view are already in
+ * the feature buffer (the scanner's keyword pass computed them: prefilter.ts `scanKeywordsAndFeatures`).
  */
-export function analyse(view: string): ModelReading {
+export function analyse(view: string, ascii = false, featuresDone = false): ModelReading {
   const m = model();
-  const lower = lowerSameLength(view);
-  const windows = scoreWindows(lower, m.main, m.low);
+  // ASCII text is its own lowercase view (the feature pass folds ASCII letters): no need to look for others
+  const lower = ascii ? view : lowerSameLength(view);
+  const windows = scoreWindows(lower, m.main, m.low, featuresDone);
   let best = -Infinity;
   for (const w of windows) if (w.score > best) best = w.score;
   if (windows.length === 0) return { hits: NO_HITS, best, intentsMayCount: false };

@@ -14,16 +14,16 @@
  */
 
 /** FNV-1a step over one UTF-16 code unit. */
-const step = (h: number, c: number): number => Math.imul(h ^ c, 16777619);
+export const step = (h: number, c: number): number => Math.imul(h ^ c, 16777619);
 /** Mixes two hashes into one (bigram features). */
-const mix = (a: number, b: number): number => Math.imul((a ^ Math.imul(b, 0x9e3779b1)) >>> 0, 0x85ebca6b) ^ (b >>> 13);
+export const mix = (a: number, b: number): number => Math.imul((a ^ Math.imul(b, 0x9e3779b1)) >>> 0, 0x85ebca6b) ^ (b >>> 13);
 
-const SEED_WORD = 0x811c9dc5;
-const SEED_STEM = 0x01000193;
-const SEED_PUNCT = 0x2545f491;
+export const SEED_WORD = 0x811c9dc5;
+export const SEED_STEM = 0x01000193;
+export const SEED_PUNCT = 0x2545f491;
 const SEED_CJK = 0x6c8e9cf5;
-const STEM_LEN = 5;
-const PUNCT_MAX = 4;
+export const STEM_LEN = 5;
+export const PUNCT_MAX = 4;
 
 const enum Kind {
   Space = 0,
@@ -32,8 +32,8 @@ const enum Kind {
   Punct = 3,
 }
 
-/** Kind of each ASCII code unit. */
-const ASCII_KIND: Uint8Array = (() => {
+/** Kind of each ASCII code unit: 0 space, 1 word, 3 punctuation (`Kind`). */
+export const ASCII_KIND: Uint8Array = (() => {
   const t = new Uint8Array(128).fill(Kind.Punct);
   for (let c = 0; c <= 0x20; c++) t[c] = Kind.Space;
   t[0x7f] = Kind.Space;
@@ -72,7 +72,7 @@ export function lastSegments(): { readonly count: number; readonly start: Int32A
   return { count: segCount, start: segStart, end: segEnd, featEnd: segFeatEnd };
 }
 
-const MAX_SEGMENT = 600;
+export const MAX_SEGMENT = 600;
 const isStop = (c: number): boolean => c === 0x2e || c === 0x21 || c === 0x3f || c === 0x3b;
 const isCjkStop = (c: number): boolean => c === 0x3002 || c === 0xff01 || c === 0xff1f;
 
@@ -82,8 +82,19 @@ function grow(a: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
   return b;
 }
 
+/**
+ * For a pass that computes the features of an ASCII text itself (keywords.ts, fused with the keyword pass):
+ * empties the sentences and returns a buffer with room for the features of `length` characters. The pass
+ * records its sentences with {@link closeSegment}; the result is what {@link features} would have written.
+ */
+export function beginFeatures(length: number): Int32Array {
+  if (buffer.length < 3 * length + 3) buffer = new Int32Array(3 * length + 1024);
+  segCount = 0;
+  return buffer;
+}
+
 /** Records sentence `[start, end)` owning the features before `featEnd`, unless it has none. */
-function closeSegment(start: number, end: number, featEnd: number): void {
+export function closeSegment(start: number, end: number, featEnd: number): void {
   if (featEnd === (segCount === 0 ? 0 : segFeatEnd[segCount - 1]!)) return;
   if (segCount === segStart.length) {
     segStart = grow(segStart);

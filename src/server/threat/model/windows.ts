@@ -39,10 +39,11 @@ let sums = new Float64Array(64);
 /**
  * Scores every one- and two-sentence window of `lower` (already lowercased) with `m`; returns the windows
  * whose score is at least `threshold` (training uses -Infinity to read them all). Allocates nothing unless a
- * window reaches the threshold.
+ * window reaches the threshold. `featuresDone`: `features(lower, 0, lower.length)` already filled the feature
+ * buffer and the sentences (the scanner's fused keyword pass does), so they are read as they are.
  */
-export function scoreWindows(lower: string, m: LinearModel, threshold: number): ScoredWindow[] {
-  features(lower, 0, lower.length);
+export function scoreWindows(lower: string, m: LinearModel, threshold: number, featuresDone = false): ScoredWindow[] {
+  if (!featuresDone) features(lower, 0, lower.length);
   const hs = featureBuffer();
   const seg = lastSegments();
   const n = seg.count;
