@@ -20,6 +20,7 @@ import { VerdictStore } from '../threat/verdictStore';
 import { nameFindings } from '../threat/names';
 import type { UserTrustStore } from '../review/userTrust';
 import { migrateApprovals } from './approvals';
+import { snapshotPathFor } from './scopeSnapshot';
 
 /** One workspace folder's project memory: `<path>/.knowledge/memory.jsonl`, judged against that folder's reviews. */
 export interface ProjectFolder {
@@ -47,6 +48,11 @@ export interface MemoryServiceDeps {
   now?: () => Date;
   /** Where scan verdicts persist across restarts (keyed by revision and RULESET_VERSION); none: every start judges again. */
   verdictsPath?: string | null;
+  /**
+   * Where each memory file's snapshot of parsed entries is kept (per-user state, never the repository; see
+   * scopeSnapshot.ts); none: every start parses every file.
+   */
+  snapshotDir?: string | null;
   /** The server's log (what the first answer used while memory was still loading, verdicts ignored, …). */
   log?: (message: string) => void;
   /**
@@ -322,6 +328,11 @@ export class MemoryState {
     return this.verdictsLoaded;
   }
 
+  /** Writes each file's snapshot now, where its content changed since the last one (they are otherwise written a moment later). */
+  async flushSnapshots(): Promise<void> {
+    for (const s of this.stores()) await s.file?.flushSnapshot();
+  }
+
   /** Saves the verdicts of the entries loaded now, when something new was judged. */
   async saveVerdicts(): Promise<void> {
     if (!this.verdicts || !this.verdictsDirty) return;
@@ -348,6 +359,7 @@ export class MemoryState {
       ...(scope === 'project' ? { confineTo: dirname(dirname(path)) } : {}),
       onProblem: (p) => this.deps.onProblem?.(p),
       onResolved: () => this.deps.onProblemsResolved?.({ source, path }),
+      ...(this.deps.snapshotDir ? { snapshotPath: snapshotPathFor(this.deps.snapshotDir, scope, path) } : {}),
     });
   }
 
