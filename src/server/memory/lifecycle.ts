@@ -12,9 +12,13 @@ import { refuseSecrets } from './secrets';
 import { judge, viewNow } from './visibility';
 
 export function capCheck(st: MemoryState, scope: MemoryScope, entries: readonly StoredEntry[], sessionKey: string | undefined, adding: number, freeing: number): void {
-  const inScope = entries.filter((e) => isActive(e) && (scope !== 'session' || e.sessionKey === sessionKey));
   const cap = st.config.caps[scope];
-  if (inScope.length + adding - freeing <= cap) return;
+  // Fewer lines than the cap: no need to count the active ones (a remember at 10k entries pays nothing here).
+  if (entries.length + adding - freeing <= cap) return;
+  let active = 0;
+  for (const e of entries) if (isActive(e) && (scope !== 'session' || e.sessionKey === sessionKey)) active += 1;
+  if (active + adding - freeing <= cap) return;
+  const inScope = entries.filter((e) => isActive(e) && (scope !== 'session' || e.sessionKey === sessionKey));
   const shown = inScope.slice(0, 100).map((e) => `"${e.title}" (${e.id})`);
   const more = inScope.length > shown.length ? `, and ${inScope.length - shown.length} more` : '';
   throw new MemoryError(

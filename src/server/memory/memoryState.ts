@@ -117,6 +117,12 @@ export function newId(): string {
 /** A live entry: not superseded, consolidated, archived, rejected, or a proposal waiting in the inbox (those count toward nothing). */
 export const isActive = (e: StoredEntry): boolean => !e.supersededBy && !e.consolidatedInto && e.status !== 'archived' && e.status !== 'superseded' && !isRejected(e) && !isPendingProposal(e);
 
+function countActive(entries: readonly StoredEntry[]): number {
+  let n = 0;
+  for (const e of entries) if (isActive(e)) n += 1;
+  return n;
+}
+
 /** k-way merge of lists each already in store order. */
 function mergeSorted(lists: readonly (readonly StoredEntry[])[]): StoredEntry[] {
   const out: StoredEntry[] = [];
@@ -139,7 +145,7 @@ export class MemoryState {
   private readonly noProject: ScopeState;
   private readonly personal: ScopeState;
   private readonly session: ScopeState;
-  /** Which file each loaded (or being written) entry belongs to. */
+  /** Which file a project entry belongs to when there are several folders (or it was made outside a plan: `place`). */
   private storeByEntry = new WeakMap<StoredEntry, ScopeState>();
   /** The store a mutation's plan runs against: a new entry made inside the plan belongs to it. */
   private mutating: ScopeState | null = null;
@@ -296,6 +302,8 @@ export class MemoryState {
       }
     }
     this.projects = next;
+    // Several folders now: every loaded project entry says which one it belongs to (see `apply`).
+    if (next.length > 1) for (const s of next) for (const e of s.byId.values()) this.storeByEntry.set(e, s);
     this.builtStores = null;
     this.ordered = null;
   }
@@ -375,7 +383,7 @@ export class MemoryState {
         return {
           scope,
           ...(s.folder && this.multiFolder ? { folder: s.folder.name } : {}),
-          count: s.entries.filter(isActive).length,
+          count: countActive(s.entries),
           cap: this.config.caps[scope],
           loaded: s.loaded,
           ...(s.error ? { error: s.error } : {}),
@@ -444,9 +452,11 @@ export class MemoryState {
   private apply(s: ScopeState, entries: readonly StoredEntry[]): void {
     if (s.entries === entries) return;
     const next = new Map<string, StoredEntry>();
+    // One project file (or personal, session): `storeOf` finds the store without a WeakMap entry per loaded entry.
+    const tag = s.scope === 'project' && this.projects.length > 1;
     for (const e of entries) {
       next.set(e.id, e);
-      this.storeByEntry.set(e, s);
+      if (tag) this.storeByEntry.set(e, s);
       const old = s.byId.get(e.id);
       if (this.searchBuilt && old !== e && (!old || old.revision !== e.revision)) this.index(s, e);
     }
@@ -501,8 +511,8 @@ export class MemoryState {
 
   allOrdered(): StoredEntry[] {
     if (!this.ordered) {
-      const lists = this.stores().filter((s) => s.loaded).map((s) => s.entries);
-      this.ordered = mergeSorted(lists);
+      const lists = this.stores().filter((s) => s.loaded && s.entries.length > 0).map((s) => s.entries);
+      this.ordered = lists.length === 1 ? [...lists[0]!] : mergeSorted(lists);
     }
     return this.ordered;
   }
