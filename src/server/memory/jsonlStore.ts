@@ -28,7 +28,7 @@
  *   after the content last changed (`flushSnapshot` writes one now).
  */
 import { createHash, type Hash } from 'node:crypto';
-import { promises as fs, statSync } from 'node:fs';
+import { closeSync, promises as fs, openSync, readSync, statSync } from 'node:fs';
 import { withFileLock } from '../store/atomicFile';
 import { assertConfined } from '../store/confinedPath';
 import type { StoreProblem } from '../../shared/schemas';
@@ -98,6 +98,11 @@ const TAIL_BYTES = 64 * 1024;
 const RACY_MS = 2000;
 /** How long after the content last changed its snapshot is written (writes in a burst make one snapshot). */
 const SNAPSHOT_DELAY_MS = 1000;
+/**
+ * After appends only, a snapshot waits longer: a start reuses the older one and parses only the appended lines, so
+ * rewriting the whole snapshot after every `remember` would cost more than it saves.
+ */
+const APPENDED_SNAPSHOT_DELAY_MS = 30_000;
 /** A reason longer than this is cut in a problem's message (JSON.parse quotes the line). */
 const REASON_MAX = 160;
 
@@ -171,8 +176,14 @@ export class JsonlScopeFile {
   private queue: Promise<unknown> = Promise.resolve();
   /** The ids of one snapshot's entries, kept in step by appends (a write does not rebuild a 10k-id set). */
   private ids: { entries: readonly StoredEntry[]; ids: Set<string> } | null = null;
-  /** sha256 of the content as known, kept in step with appends (null while the lines are still `lazy`). */
+  /**
+   * sha256 of the content as known (null while the lines are still `lazy`), with the bytes not yet fed to it: they are
+   * hashed when a snapshot is written, in the background, not on a write's or a load's path.
+   */
   private contentHash: Hash | null = null;
+  private contentPending: Buffer[] = [];
+  /** When the pending snapshot write is due (ms since the epoch). */
+  private snapshotDueAt = 0;
   /** The first HEAD_BYTES of the content as known. */
   private head: Buffer = Buffer.alloc(0);
   /** Loaded from a snapshot of unchanged content: `rawLines` are read from the file when first needed. */
@@ -219,7 +230,7 @@ export class JsonlScopeFile {
   private async readFresh(force: boolean, verifyTail: boolean): Promise<ScopeSnapshot> {
     const takenAt = Date.now();
     const stat = statFile(this.spec.path);
-    if (!force && this.known && stat.key === this.known.key && (!verifyTail || (await this.tailMatches(this.known)))) {
+    if (!force && this.known && stat.key === this.known.key && (!verifyTail || this.tailMatches(this.known))) {
       this.loadKind = 'unchanged';
       return { ...this.snapshot, changed: false };
     }
@@ -248,7 +259,8 @@ export class JsonlScopeFile {
     // The stat taken before the read: if the file changed in between, the next read sees a new key.
     this.known = { key: stat.key, size: bytes.length, tail: tailOf(bytes), takenAt, changedAt: stat.changedAt ?? 0, fileDate: stat.mtime };
     this.lazy = null;
-    this.contentHash = createHash('sha256').update(bytes);
+    this.contentHash = createHash('sha256');
+    this.contentPending = [bytes];
     this.head = headOf(bytes);
     if (stat.size !== undefined) this.scheduleSnapshot();
     return { ...this.snapshot, changed: true };
@@ -326,6 +338,7 @@ export class JsonlScopeFile {
     this.known = known;
     this.head = head;
     this.contentHash = hash;
+    this.contentPending = [];
     this.reportLoad();
   }
 
@@ -344,6 +357,7 @@ export class JsonlScopeFile {
       if (!lines) return false;
       this.rawLines = lines;
       this.contentHash = hash;
+      this.contentPending = [];
       this.lazy = null;
       return true;
     } catch {
@@ -391,10 +405,10 @@ export class JsonlScopeFile {
     this.ids = { entries, ids };
     this.snapshot = { entries, badLines: [...this.snapshot.badLines, ...badLinesOf(lines).map((b) => ({ ...b, line: b.line + offset }))] };
     this.known = { key: stat.key, size, tail: tailOf(Buffer.concat([known.tail, appended])), takenAt, changedAt: stat.changedAt ?? 0, fileDate: stat.mtime };
-    this.contentHash?.update(appended);
+    this.contentPending.push(appended);
     this.growHead(appended);
     this.reportLoad();
-    this.scheduleSnapshot();
+    this.scheduleSnapshot(APPENDED_SNAPSHOT_DELAY_MS);
     this.loadKind = 'tail';
     return { ...this.snapshot, changed: true };
   }
@@ -432,16 +446,17 @@ export class JsonlScopeFile {
     if (this.head.length < HEAD_BYTES) this.head = Buffer.concat([this.head, appended.subarray(0, HEAD_BYTES - this.head.length)]);
   }
 
-  private async tailMatches(known: KnownState): Promise<boolean> {
+  /** Synchronous, like the stat: 64 KiB from the page cache take microseconds, three trips through the thread pool more. */
+  private tailMatches(known: KnownState): boolean {
     if (known.size === 0) return true;
     try {
-      const handle = await fs.open(this.spec.path, 'r');
+      const fd = openSync(this.spec.path, 'r');
       try {
         const buf = Buffer.allocUnsafe(known.tail.length);
-        const { bytesRead } = await handle.read(buf, 0, buf.length, known.size - known.tail.length);
+        const bytesRead = readSync(fd, buf, 0, buf.length, known.size - known.tail.length);
         return bytesRead === buf.length && buf.equals(known.tail);
       } finally {
-        await handle.close();
+        closeSync(fd);
       }
     } catch {
       return false;
@@ -572,7 +587,12 @@ export class JsonlScopeFile {
   private scheduleSnapshot(delay = SNAPSHOT_DELAY_MS): void {
     if (this.spec.snapshotPath === undefined) return;
     this.snapshotDirty = true;
-    if (this.snapshotTimer) clearTimeout(this.snapshotTimer);
+    const due = Date.now() + delay;
+    if (this.snapshotTimer) {
+      if (this.snapshotDueAt <= due) return; // an earlier write is pending: it takes this change too
+      clearTimeout(this.snapshotTimer);
+    }
+    this.snapshotDueAt = due;
     this.snapshotTimer = setTimeout(() => {
       this.snapshotTimer = null;
       void this.flushSnapshot();
@@ -599,6 +619,8 @@ export class JsonlScopeFile {
     // Everything the snapshot says is taken now, before any await: a write meanwhile makes a later snapshot.
     // An undated line is dated by the file's mtime: one loaded before a write of ours holds a date a parse would not give.
     if (this.snapshot.entries.some((e) => isUndated(e) && e.createdAt !== known.fileDate)) return;
+    for (const b of this.contentPending) this.contentHash.update(b);
+    this.contentPending = [];
     const full = this.contentHash.copy().digest('hex');
     const input = { path: this.spec.path, scope: this.spec.scope, lines: [...this.rawLines], endsWithNewline: this.endsWithNewline, entries: this.snapshot.entries };
     let key: SnapshotKey = { stat: known.key, size: known.size, takenAt: known.takenAt, changedAt: known.changedAt, head: sha256(this.head), tail: sha256(known.tail), full };
@@ -630,12 +652,12 @@ export class JsonlScopeFile {
     const takenAt = Date.now();
     const stat = statFile(this.spec.path);
     this.known = { key: stat.key, size: known.size + chunk.length, tail: tailOf(Buffer.concat([known.tail, chunk])), takenAt, changedAt: stat.changedAt ?? 0, fileDate: stat.mtime };
-    this.contentHash?.update(chunk);
+    this.contentPending.push(chunk);
     this.growHead(chunk);
     this.rawLines.push(...lines);
     this.endsWithNewline = true;
     for (const e of added) this.lineCache.set(this.serialize(e), e);
-    this.scheduleSnapshot();
+    this.scheduleSnapshot(APPENDED_SNAPSHOT_DELAY_MS);
   }
 
   /** An atomic rewrite in which only the lines of changed, deleted and new entries differ. */
@@ -647,7 +669,8 @@ export class JsonlScopeFile {
     const takenAt = Date.now();
     const stat = statFile(this.spec.path);
     this.known = { key: stat.key, size: buf.length, tail: tailOf(buf), takenAt, changedAt: stat.changedAt ?? 0, fileDate: stat.mtime };
-    this.contentHash = createHash('sha256').update(buf);
+    this.contentHash = createHash('sha256');
+    this.contentPending = [buf];
     this.head = headOf(buf);
     this.scheduleSnapshot();
     this.rawLines = next;
