@@ -33,7 +33,9 @@ export function supersedeTargets(st: MemoryState, entry: StoredEntry, entries: r
   const sameGroup = (e: StoredEntry) => e.id !== entry.id && isActive(e) && (entry.scope !== 'session' || e.sessionKey === entry.sessionKey);
   const out = new Map<string, StoredEntry>();
   const title = entry.title.toLowerCase();
-  for (const e of entries) if (e.title.length === entry.title.length && sameGroup(e) && e.title.toLowerCase() === title) out.set(e.id, e);
+  // The store's title index when `entries` is what the store holds (a plan's fresh read); else a pass over them.
+  const sameTitle = entries === s.entries ? st.sameTitle(s, entry.title) : entries;
+  for (const e of sameTitle) if (e.title.length === entry.title.length && sameGroup(e) && e.title.toLowerCase() === title) out.set(e.id, e);
   const threshold = st.config.supersedeThreshold;
   if (threshold < 1) {
     const prefix = searchKey(s, '');

@@ -117,6 +117,21 @@ export function newId(): string {
 /** A live entry: not superseded, consolidated, archived, rejected, or a proposal waiting in the inbox (those count toward nothing). */
 export const isActive = (e: StoredEntry): boolean => !e.supersededBy && !e.consolidatedInto && e.status !== 'archived' && e.status !== 'superseded' && !isRejected(e) && !isPendingProposal(e);
 
+function addTitle(index: Map<string, Set<string>>, e: StoredEntry): void {
+  const key = e.title.toLowerCase();
+  let ids = index.get(key);
+  if (!ids) index.set(key, (ids = new Set()));
+  ids.add(e.id);
+}
+
+function removeTitle(index: Map<string, Set<string>>, e: StoredEntry): void {
+  const key = e.title.toLowerCase();
+  const ids = index.get(key);
+  if (!ids) return;
+  ids.delete(e.id);
+  if (ids.size === 0) index.delete(key);
+}
+
 function countActive(entries: readonly StoredEntry[]): number {
   let n = 0;
   for (const e of entries) if (isActive(e)) n += 1;
@@ -155,6 +170,8 @@ export class MemoryState {
   private readonly wordsIndexInner = new TokenIndex();
   /** Whether the two token indexes hold every loaded entry: built on first use (recall, supersede), not on load. */
   private searchBuilt = false;
+  /** Per store, lower-cased title → ids: built on first use (supersede), kept in step by our writes, dropped when a file changed. */
+  private readonly titleIndexes = new WeakMap<ScopeState, Map<string, Set<string>>>();
   /** Verdicts persisted across restarts; loaded into `judged` before the first scan. */
   readonly verdicts: VerdictStore<MemoryFinding> | null;
   private verdictsLoaded: Promise<void> | null = null;
@@ -448,9 +465,27 @@ export class MemoryState {
     }
   }
 
+  /** The entries of `s` whose title is `title` (case aside), in store order: a map lookup, not a pass over the store. */
+  sameTitle(s: ScopeState, title: string): StoredEntry[] {
+    let index = this.titleIndexes.get(s);
+    if (!index) {
+      index = new Map();
+      for (const e of s.byId.values()) addTitle(index, e);
+      this.titleIndexes.set(s, index);
+    }
+    const lower = title.toLowerCase();
+    const out: StoredEntry[] = [];
+    for (const id of index.get(lower) ?? []) {
+      const e = s.byId.get(id);
+      if (e && e.title.toLowerCase() === lower) out.push(e);
+    }
+    return out.sort(compareEntries);
+  }
+
   /** Makes `entries` the scope's current content, updating the search index for what changed. */
   private apply(s: ScopeState, entries: readonly StoredEntry[]): void {
     if (s.entries === entries) return;
+    this.titleIndexes.delete(s);
     const next = new Map<string, StoredEntry>();
     // One project file (or personal, session): `storeOf` finds the store without a WeakMap entry per loaded entry.
     const tag = s.scope === 'project' && this.projects.length > 1;
@@ -473,14 +508,20 @@ export class MemoryState {
   /** As `apply`, when exactly these entries changed since the last apply (our own write). */
   private applyDelta(s: ScopeState, entries: readonly StoredEntry[], upserts: readonly StoredEntry[], deletes: Iterable<string>): void {
     if (s.entries === entries) return;
+    const titles = this.titleIndexes.get(s);
     for (const id of deletes) {
       const old = s.byId.get(id);
       if (!old) continue;
+      if (titles) removeTitle(titles, old);
       s.byId.delete(id);
       if (this.searchBuilt) this.unindex(s, old);
     }
     for (const u of upserts) {
       const old = s.byId.get(u.id);
+      if (titles) {
+        if (old) removeTitle(titles, old);
+        addTitle(titles, u);
+      }
       s.byId.set(u.id, u);
       this.storeByEntry.set(u, s);
       if (this.searchBuilt && (!old || old.revision !== u.revision)) this.index(s, u);
