@@ -97,6 +97,8 @@ export class KnowledgeCore {
           onProblem: (p) => this.problem(p),
           onProblemsResolved: (where) => this.resolveProblems(where),
           verdictsPath: join(dirname(sessionsPath(options.globalStoragePath, options.workspaceFolder)), 'verdicts.json'),
+          // Parsed memory files, per user (global storage), so that a restart need not parse them again.
+          snapshotDir: join(dirname(sessionsPath(options.globalStoragePath, options.workspaceFolder)), 'memory-snapshots'),
           // The person's own approvals: a project entry (the repository's file) reaches a model only with one.
           userTrust: options.userTrust ?? new UserTrustStore(undefined, (p) => this.problem(p)),
           ...(options.log ? { log: options.log } : {}),

@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemoryError, MemoryService, memoryPaths } from '../../src/server/memory/memoryService';
@@ -143,6 +143,30 @@ test('a session-scope entry lives with its session; other sessions never see it'
   assert.deepEqual((await memory.indexFor('A'))!.map((l) => l.id), [focus.id]);
   assert.deepEqual(await memory.indexFor('B'), []);
   assert.deepEqual(await memory.recall({ query: 'login page', sessionKey: 'B' }), []);
+});
+
+test('a same-title restatement is found through the store\'s title index, kept in step by edits, forgets and a file changed on disk', async () => {
+  const { memory, workspace } = await setup({ supersedeThreshold: 1 }); // titles only
+  const fact = (title: string, body: string) => memory.remember({ scope: 'project', type: 'fact', title, body, source: 'human' });
+  const a = await fact('Deploy on Fridays', 'one');
+  const b = await fact('deploy ON fridays', 'two');
+  assert.equal((await memory.read(a.id))!.supersededBy, b.id);
+  await memory.update({ id: b.id, title: 'Deploy on Mondays' });
+  const c = await fact('Deploy on Mondays', 'three');
+  assert.equal((await memory.read(b.id))!.supersededBy, c.id, 'the edited title is the one found');
+  const d = await fact('Deploy on Fridays', 'four');
+  assert.equal((await memory.read(b.id))!.supersededBy, c.id, 'the old title no longer finds the edited entry');
+  assert.equal((await memory.read(a.id))!.supersededBy, b.id, 'an entry already superseded is not superseded again');
+  await memory.forget(c.id); // b comes back
+  assert.equal((await memory.read(b.id))!.supersededBy, undefined);
+  const e = await fact('Deploy on Mondays', 'five');
+  assert.equal((await memory.read(b.id))!.supersededBy, e.id, 'found again after the forget rewrote the file');
+  // Another window appends a line: the file is read again, and its title is found.
+  const at = '2026-06-01T12:30:00.000Z';
+  appendFileSync(memoryPaths(workspace, '/unused').project!, `${JSON.stringify({ id: 'ext', type: 'fact', title: 'Rotate the keys', body: 'x', tags: [], provenance: { sourceKind: 'human', identity: 'me', at }, trust: { state: 'approved', approvedBy: 'me', approvedAt: at }, createdAt: at, updatedAt: at })}\n`);
+  const f = await fact('ROTATE the keys', 'six');
+  assert.equal((await memory.read('ext'))!.supersededBy, f.id);
+  assert.equal((await memory.read(d.id))!.supersededBy, undefined);
 });
 
 test('a restatement supersedes: same title (any case) or near-duplicate text; the old one stays, marked', async () => {

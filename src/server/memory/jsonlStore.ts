@@ -18,14 +18,24 @@
  *   a new set of malformed lines reports one problem listing every one (line number and reason). A clean
  *   load reports that the file's earlier problems are resolved.
  * - A file that cannot be read at all throws `ScopeUnreadableError`: the scope is "not loaded", never empty.
+ * - With a `snapshotPath` (per-user state, never the repository), the first read may take the entries from a snapshot
+ *   of them (scopeSnapshot.ts) instead of parsing the file — only for the very content the snapshot was made from:
+ *   the same stat (device, inode, size, mtime and ctime in ns) and the same first and last 64 KiB; when that stat was
+ *   taken within RACY_MS of the file's last change (an edit in the same timestamp tick would leave the stat as it
+ *   was), the same sha256 of the whole file. A file that only grew reuses it when the sha256 of the snapshot's bytes
+ *   matches the file's first bytes, and parses only what was appended. The lines' texts are read (and hashed again)
+ *   only when a write needs them. Anything else is the full parse. Snapshots are written in the background, a moment
+ *   after the content last changed (`flushSnapshot` writes one now).
  */
-import { promises as fs, statSync } from 'node:fs';
+import { createHash, type Hash } from 'node:crypto';
+import { closeSync, promises as fs, openSync, readSync, statSync } from 'node:fs';
 import { withFileLock } from '../store/atomicFile';
 import { assertConfined } from '../store/confinedPath';
 import type { StoreProblem } from '../../shared/schemas';
 import type { MemoryScope } from '../../shared/memorySchemas';
 import { appendDurably, badLinesOf, joinLines, newLines, rewriteLines, splitLines, writeKeepingMode, type BadLine, type RawLine } from './lineFile';
-import { compareEntries, newer, parseStoredEntry, serializeEntry, type StoredEntry } from './memoryEntry';
+import { compareEntries, isUndated, newer, parseStoredEntry, serializeEntry, type StoredEntry } from './memoryEntry';
+import { decodeSnapshot, encodeSnapshot, HEAD_BYTES, sha256, writeSnapshotFile, type LoadedSnapshot, type SnapshotKey } from './scopeSnapshot';
 
 export type { BadLine } from './lineFile';
 
@@ -71,9 +81,28 @@ export interface JsonlScopeSpec {
   onProblem?: (problem: StoreProblem) => void;
   /** A load found the file clean: the problems reported for it earlier no longer hold. */
   onResolved?: () => void;
+  /** Where this file's snapshot is kept (see scopeSnapshot.ts); none: every start parses the file. */
+  snapshotPath?: string;
+  /** RACY_MS, for tests that need a snapshot trusted by its stat at once. */
+  racyMs?: number;
 }
 
+/** How the last read got its entries: parsed whole, from a snapshot, from a snapshot plus the appended lines, or only those. */
+export type LoadKind = 'parse' | 'snapshot' | 'snapshot+tail' | 'tail' | 'unchanged';
+
 const TAIL_BYTES = 64 * 1024;
+/**
+ * A stat taken less than this after the file's last change (mtime or ctime) may miss an edit made in the same
+ * timestamp tick (coarse clocks, 2 s on FAT): such a snapshot is used only when the whole file hashes to it.
+ */
+const RACY_MS = 2000;
+/** How long after the content last changed its snapshot is written (writes in a burst make one snapshot). */
+const SNAPSHOT_DELAY_MS = 1000;
+/**
+ * After appends only, a snapshot waits longer: a start reuses the older one and parses only the appended lines, so
+ * rewriting the whole snapshot after every `remember` would cost more than it saves.
+ */
+const APPENDED_SNAPSHOT_DELAY_MS = 30_000;
 /** A reason longer than this is cut in a problem's message (JSON.parse quotes the line). */
 const REASON_MAX = 160;
 
@@ -83,13 +112,28 @@ interface KnownState {
   size: number;
   /** The last TAIL_BYTES of the content (a copy). */
   tail: Buffer;
+  /** Date.now() before the stat of `key`, and the later of that stat's mtime and ctime (ms): see RACY_MS. */
+  takenAt: number;
+  changedAt: number;
+  /** The date a line without one takes (the file's mtime in that stat, see parseStoredEntry). */
+  fileDate?: string | undefined;
+}
+
+interface FileStat {
+  key: string;
+  mtime?: string;
+  size?: number;
+  changedAt?: number;
 }
 
 /** Synchronous on purpose: a stat is microseconds, and awaiting the thread pool for it costs more than it saves. */
-function statFile(path: string): { key: string; mtime?: string } {
+function statFile(path: string): FileStat {
   try {
-    const s = statSync(path, { bigint: true });
-    return { key: `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}:${s.isFile() ? 'f' : 'x'}`, mtime: new Date(Number(s.mtimeMs)).toISOString() };
+    // No exception for a missing file: building one (its stack) costs more than the stat.
+    const s = statSync(path, { bigint: true, throwIfNoEntry: false });
+    if (!s) return { key: 'missing:ENOENT' };
+    const mtimeMs = Number(s.mtimeMs);
+    return { key: `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}:${s.isFile() ? 'f' : 'x'}`, mtime: new Date(mtimeMs).toISOString(), size: Number(s.size), changedAt: Math.max(mtimeMs, Number(s.ctimeMs)) };
   } catch (err) {
     return { key: `missing:${(err as NodeJS.ErrnoException).code ?? ''}` };
   }
@@ -97,6 +141,22 @@ function statFile(path: string): { key: string; mtime?: string } {
 
 function tailOf(buf: Buffer): Buffer {
   return Buffer.from(buf.subarray(Math.max(0, buf.length - TAIL_BYTES)));
+}
+
+function headOf(buf: Buffer): Buffer {
+  return Buffer.from(buf.subarray(0, Math.min(buf.length, HEAD_BYTES)));
+}
+
+/** Up to `length` bytes of `path` from `position`. */
+async function readAt(path: string, position: number, length: number): Promise<Buffer> {
+  const handle = await fs.open(path, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(length);
+    const { bytesRead } = await handle.read(buf, 0, length, position);
+    return buf.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
 }
 
 export class JsonlScopeFile {
@@ -116,6 +176,32 @@ export class JsonlScopeFile {
   private queue: Promise<unknown> = Promise.resolve();
   /** The ids of one snapshot's entries, kept in step by appends (a write does not rebuild a 10k-id set). */
   private ids: { entries: readonly StoredEntry[]; ids: Set<string> } | null = null;
+  /**
+   * sha256 of the content as known (null while the lines are still `lazy`), with the bytes not yet fed to it: they are
+   * hashed when a snapshot is written, in the background, not on a write's or a load's path.
+   */
+  private contentHash: Hash | null = null;
+  private contentPending: Buffer[] = [];
+  /** When the pending snapshot write is due (ms since the epoch). */
+  private snapshotDueAt = 0;
+  /** The first HEAD_BYTES of the content as known. */
+  private head: Buffer = Buffer.alloc(0);
+  /** Loaded from a snapshot of unchanged content: `rawLines` are read from the file when first needed. */
+  private lazy: LoadedSnapshot | null = null;
+  private snapshotTimer: NodeJS.Timeout | null = null;
+  /** The content changed since its snapshot was last written (or confirmed). */
+  private snapshotDirty = false;
+  private snapshotWriting: Promise<void> = Promise.resolve();
+  private loadKind: LoadKind | null = null;
+
+  /** How the last read got its entries (null: none yet). */
+  get lastLoad(): LoadKind | null {
+    return this.loadKind;
+  }
+
+  private get racyMs(): number {
+    return this.spec.racyMs ?? RACY_MS;
+  }
 
   constructor(readonly spec: JsonlScopeSpec) {}
 
@@ -142,13 +228,19 @@ export class JsonlScopeFile {
   }
 
   private async readFresh(force: boolean, verifyTail: boolean): Promise<ScopeSnapshot> {
+    const takenAt = Date.now();
     const stat = statFile(this.spec.path);
-    if (!force && this.known && stat.key === this.known.key && (!verifyTail || (await this.tailMatches(this.known)))) {
+    if (!force && this.known && stat.key === this.known.key && (!verifyTail || this.tailMatches(this.known))) {
+      this.loadKind = 'unchanged';
       return { ...this.snapshot, changed: false };
     }
     if (!force && this.known) {
-      const caught = await this.catchUp(this.known, stat);
+      const caught = await this.catchUp(this.known, stat, takenAt);
       if (caught) return caught;
+    }
+    if (!force && !this.known && this.spec.snapshotPath !== undefined && stat.size !== undefined) {
+      const restored = await this.fromSnapshot(this.spec.snapshotPath, stat, takenAt);
+      if (restored) return restored;
     }
     let bytes: Buffer;
     try {
@@ -163,9 +255,114 @@ export class JsonlScopeFile {
       bytes = Buffer.alloc(0);
     }
     this.parse(bytes.toString('utf8'), stat.mtime);
+    this.loadKind = 'parse';
     // The stat taken before the read: if the file changed in between, the next read sees a new key.
-    this.known = { key: stat.key, size: bytes.length, tail: tailOf(bytes) };
+    this.known = { key: stat.key, size: bytes.length, tail: tailOf(bytes), takenAt, changedAt: stat.changedAt ?? 0, fileDate: stat.mtime };
+    this.lazy = null;
+    this.contentHash = createHash('sha256');
+    this.contentPending = [bytes];
+    this.head = headOf(bytes);
+    if (stat.size !== undefined) this.scheduleSnapshot();
     return { ...this.snapshot, changed: true };
+  }
+
+  /**
+   * The first read, from the snapshot when it describes this content (see the file's opening comment); null: parse.
+   * The stat was taken before anything is read, so a change made meanwhile shows as a new key on the next read.
+   */
+  private async fromSnapshot(snapshotPath: string, stat: FileStat, takenAt: number): Promise<ScopeSnapshot | null> {
+    try {
+      let snap: LoadedSnapshot | null;
+      try {
+        snap = decodeSnapshot(await fs.readFile(snapshotPath), { path: this.spec.path, scope: this.spec.scope });
+      } catch {
+        return null; // none yet, or unreadable: it is a cache
+      }
+      if (!snap) return null;
+      const k = snap.key;
+      const size = stat.size!;
+      if (stat.key === k.stat && size === k.size) {
+        if (k.changedAt + this.racyMs <= k.takenAt) {
+          const head = await readAt(this.spec.path, 0, Math.min(size, HEAD_BYTES));
+          const tail = await readAt(this.spec.path, Math.max(0, size - TAIL_BYTES), Math.min(size, TAIL_BYTES));
+          if (sha256(head) !== k.head || sha256(tail) !== k.tail) return null;
+          this.adopt(snap, snap.entries, snap.badLines, null, snap.endsWithNewline, { key: stat.key, size, tail: Buffer.from(tail), takenAt: k.takenAt, changedAt: k.changedAt, fileDate: stat.mtime }, Buffer.from(head), null);
+          this.loadKind = 'snapshot';
+          return { ...this.snapshot, changed: true };
+        }
+        // Racily clean: only the whole content vouches for it.
+        const bytes = await fs.readFile(this.spec.path);
+        const hash = createHash('sha256').update(bytes);
+        if (bytes.length !== size || hash.copy().digest('hex') !== k.full) return null;
+        const lines = snap.linesOf(bytes.toString('utf8'));
+        if (!lines) return null;
+        this.adopt(null, snap.entries, snap.badLines, lines, snap.endsWithNewline, { key: stat.key, size, tail: tailOf(bytes), takenAt, changedAt: stat.changedAt ?? 0, fileDate: stat.mtime }, headOf(bytes), hash);
+        this.scheduleSnapshot(); // confirmed now: the next start may trust the stat
+        this.loadKind = 'snapshot';
+        return { ...this.snapshot, changed: true };
+      }
+      // Grown: the snapshot's content must be exactly the file's first bytes, ending a line; what follows is parsed.
+      // An entry dated by the file's mtime would be dated anew by a full parse: that one is parsed whole.
+      if (!(size > k.size) || !snap.endsWithNewline || snap.fileDated) return null;
+      const bytes = await fs.readFile(this.spec.path);
+      if (bytes.length !== size) return null;
+      const hash = createHash('sha256').update(bytes.subarray(0, k.size));
+      if (hash.copy().digest('hex') !== k.full) return null;
+      const lines = snap.linesOf(bytes.toString('utf8', 0, k.size));
+      if (!lines) return null;
+      const appended = bytes.subarray(k.size);
+      const text = appended.toString('utf8');
+      if (!text.endsWith('\n')) return null; // an append in progress: parse it all
+      const tail = this.parseAppended(text, new Set(snap.entries.map((e) => e.id)), stat.mtime);
+      if (!tail) return null;
+      hash.update(appended);
+      const entries = mergeSorted(snap.entries, [...tail.added].sort(compareEntries));
+      const badLines = [...snap.badLines, ...badLinesOf(tail.lines).map((b) => ({ ...b, line: b.line + lines.length }))];
+      for (const [line, entry] of tail.parsedLines) this.lineCache.set(line, entry);
+      this.adopt(null, entries, badLines, lines.concat(tail.lines), true, { key: stat.key, size, tail: tailOf(bytes), takenAt, changedAt: stat.changedAt ?? 0, fileDate: stat.mtime }, headOf(bytes), hash);
+      this.ids = { entries, ids: tail.ids };
+      this.scheduleSnapshot();
+      this.loadKind = 'snapshot+tail';
+      return { ...this.snapshot, changed: true };
+    } catch {
+      return null;
+    }
+  }
+
+  /** Takes a snapshot's content as what this process last read (`lazy`: lines not read yet; else `lines`). */
+  private adopt(lazy: LoadedSnapshot | null, entries: readonly StoredEntry[], badLines: readonly BadLine[], lines: RawLine[] | null, endsWithNewline: boolean, known: KnownState, head: Buffer, hash: Hash | null): void {
+    this.lazy = lazy;
+    this.rawLines = lines ?? [];
+    this.endsWithNewline = endsWithNewline;
+    this.snapshot = { entries, badLines };
+    this.known = known;
+    this.head = head;
+    this.contentHash = hash;
+    this.contentPending = [];
+    this.reportLoad();
+  }
+
+  /**
+   * The lines of a snapshot-loaded file, read now that a write (or a catch-up) needs them: only when the bytes the
+   * snapshot was made from hash to its content hash still. False: they do not (then the caller parses the file).
+   */
+  private async materialize(): Promise<boolean> {
+    const lazy = this.lazy;
+    if (!lazy) return true;
+    try {
+      const bytes = await readAt(this.spec.path, 0, lazy.key.size);
+      const hash = createHash('sha256').update(bytes);
+      if (bytes.length !== lazy.key.size || hash.copy().digest('hex') !== lazy.key.full) return false;
+      const lines = lazy.linesOf(bytes.toString('utf8'));
+      if (!lines) return false;
+      this.rawLines = lines;
+      this.contentHash = hash;
+      this.contentPending = [];
+      this.lazy = null;
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /**
@@ -173,12 +370,13 @@ export class JsonlScopeFile {
    * reads and parses only the appended tail. Answers null when that is not provably the case (a rewrite, a torn
    * line, an id seen before — a union merge's duplicate): the caller reads the whole file.
    */
-  private async catchUp(known: KnownState, stat: { key: string; mtime?: string }): Promise<ScopeSnapshot | null> {
+  private async catchUp(known: KnownState, stat: FileStat, takenAt: number): Promise<ScopeSnapshot | null> {
     const before = known.key.split(':');
     const now = stat.key.split(':');
     if (before[0] === 'missing' || now[0] !== before[0] || now[1] !== before[1] || !this.endsWithNewline) return null;
     const size = Number(now[2]);
     if (!(size > known.size) || size - known.size > 8 * 1024 * 1024) return null;
+    if (!(await this.materialize())) return null;
     let appended: Buffer;
     try {
       const handle = await fs.open(this.spec.path, 'r');
@@ -196,7 +394,30 @@ export class JsonlScopeFile {
     }
     const text = appended.toString('utf8');
     if (!text.endsWith('\n')) return null; // an append in progress: read it whole once it is done
-    const ids = new Set(this.idsOf(this.snapshot.entries));
+    const parsed = this.parseAppended(text, new Set(this.idsOf(this.snapshot.entries)), stat.mtime);
+    if (!parsed) return null;
+    const { lines, added, parsedLines, ids } = parsed;
+    for (const [line, entry] of parsedLines) this.lineCache.set(line, entry);
+    const offset = this.rawLines.length;
+    this.rawLines.push(...lines);
+    this.endsWithNewline = true;
+    const entries = mergeSorted(this.snapshot.entries, [...added].sort(compareEntries));
+    this.ids = { entries, ids };
+    this.snapshot = { entries, badLines: [...this.snapshot.badLines, ...badLinesOf(lines).map((b) => ({ ...b, line: b.line + offset }))] };
+    this.known = { key: stat.key, size, tail: tailOf(Buffer.concat([known.tail, appended])), takenAt, changedAt: stat.changedAt ?? 0, fileDate: stat.mtime };
+    this.contentPending.push(appended);
+    this.growHead(appended);
+    this.reportLoad();
+    this.scheduleSnapshot(APPENDED_SNAPSHOT_DELAY_MS);
+    this.loadKind = 'tail';
+    return { ...this.snapshot, changed: true };
+  }
+
+  /**
+   * Appended lines (`text` ends with a line break), parsed as a full parse would. Null when one holds an id already
+   * known (`ids`, which gains the new ones): a second line for an id is for the whole-file rules to decide.
+   */
+  private parseAppended(text: string, ids: Set<string>, fileDate: string | undefined): { lines: RawLine[]; added: StoredEntry[]; parsedLines: [string, StoredEntry][]; ids: Set<string> } | null {
     const lines: RawLine[] = [];
     const added: StoredEntry[] = [];
     const parsedLines: [string, StoredEntry][] = [];
@@ -206,39 +427,36 @@ export class JsonlScopeFile {
         lines.push({ text: raw });
         continue;
       }
-      const parsed = parseLine(line, this.spec.scope, stat.mtime);
+      const parsed = parseLine(line, this.spec.scope, fileDate);
       if (!parsed.ok) {
         lines.push({ text: raw, bad: parsed.reason });
         continue;
       }
-      if (ids.has(parsed.entry.id)) return null; // a second line for a known id: the whole-file rules decide
+      if (ids.has(parsed.entry.id)) return null;
       ids.add(parsed.entry.id);
       lines.push({ text: raw, id: parsed.entry.id });
       added.push(parsed.entry);
       parsedLines.push([line, parsed.entry]);
     }
-    for (const [line, entry] of parsedLines) this.lineCache.set(line, entry);
-    const offset = this.rawLines.length;
-    this.rawLines.push(...lines);
-    this.endsWithNewline = true;
-    const entries = mergeSorted(this.snapshot.entries, [...added].sort(compareEntries));
-    this.ids = { entries, ids };
-    this.snapshot = { entries, badLines: [...this.snapshot.badLines, ...badLinesOf(lines).map((b) => ({ ...b, line: b.line + offset }))] };
-    this.known = { key: stat.key, size, tail: tailOf(Buffer.concat([known.tail, appended])) };
-    this.reportLoad();
-    return { ...this.snapshot, changed: true };
+    return { lines, added, parsedLines, ids };
   }
 
-  private async tailMatches(known: KnownState): Promise<boolean> {
+  /** Keeps `head` the content's first HEAD_BYTES after `appended` was added at the end. */
+  private growHead(appended: Buffer): void {
+    if (this.head.length < HEAD_BYTES) this.head = Buffer.concat([this.head, appended.subarray(0, HEAD_BYTES - this.head.length)]);
+  }
+
+  /** Synchronous, like the stat: 64 KiB from the page cache take microseconds, three trips through the thread pool more. */
+  private tailMatches(known: KnownState): boolean {
     if (known.size === 0) return true;
     try {
-      const handle = await fs.open(this.spec.path, 'r');
+      const fd = openSync(this.spec.path, 'r');
       try {
         const buf = Buffer.allocUnsafe(known.tail.length);
-        const { bytesRead } = await handle.read(buf, 0, buf.length, known.size - known.tail.length);
+        const bytesRead = readSync(fd, buf, 0, buf.length, known.size - known.tail.length);
         return bytesRead === buf.length && buf.equals(known.tail);
       } finally {
-        await handle.close();
+        closeSync(fd);
       }
     } catch {
       return false;
@@ -297,7 +515,7 @@ export class JsonlScopeFile {
       this.spec.onResolved?.();
       return;
     }
-    const key = bad.map((b) => `${b.line}\u0000${this.rawLines[b.line - 1]!.text}`).join('\n');
+    const key = bad.map((b) => `${b.line}\u0000${this.lazy ? this.lazy.badText(b.line) : this.rawLines[b.line - 1]!.text}`).join('\n');
     if (key === this.reportedBad) return;
     this.reportedBad = key;
     this.spec.onResolved?.(); // the new report replaces the earlier ones
@@ -327,7 +545,9 @@ export class JsonlScopeFile {
     const run = () =>
       withFileLock(this.spec.path, async () => {
         if (this.spec.confineTo !== undefined) await assertConfined(this.spec.confineTo, this.spec.path);
-        const fresh = await this.readFresh(false, true);
+        let fresh = await this.readFresh(false, true);
+        // A write needs the file's lines: a snapshot-loaded file reads them now (and parses it all if they no longer match).
+        if (!(await this.materialize())) fresh = await this.readFresh(true, false);
         const { result, upserts = [], deletes = [] } = plan(fresh.entries);
         const present = this.idsOf(fresh.entries);
         const deleteSet = new Set([...deletes].filter((id) => present.has(id)));
@@ -363,6 +583,62 @@ export class JsonlScopeFile {
     return result;
   }
 
+  /** The content changed: its snapshot is written a moment later (in the background; never on a write's path). */
+  private scheduleSnapshot(delay = SNAPSHOT_DELAY_MS): void {
+    if (this.spec.snapshotPath === undefined) return;
+    this.snapshotDirty = true;
+    const due = Date.now() + delay;
+    if (this.snapshotTimer) {
+      if (this.snapshotDueAt <= due) return; // an earlier write is pending: it takes this change too
+      clearTimeout(this.snapshotTimer);
+    }
+    this.snapshotDueAt = due;
+    this.snapshotTimer = setTimeout(() => {
+      this.snapshotTimer = null;
+      void this.flushSnapshot();
+    }, delay);
+    this.snapshotTimer.unref();
+  }
+
+  /** Writes the snapshot now when the content changed since the last one. Never throws (it is a cache). */
+  flushSnapshot(): Promise<void> {
+    if (this.snapshotTimer) {
+      clearTimeout(this.snapshotTimer);
+      this.snapshotTimer = null;
+    }
+    const run = () => this.writeSnapshot().catch(() => undefined);
+    this.snapshotWriting = this.snapshotWriting.then(run, run);
+    return this.snapshotWriting;
+  }
+
+  private async writeSnapshot(): Promise<void> {
+    const path = this.spec.snapshotPath;
+    const known = this.known;
+    if (path === undefined || !this.snapshotDirty || !known || this.lazy || !this.contentHash || known.key.startsWith('missing')) return;
+    this.snapshotDirty = false;
+    // Everything the snapshot says is taken now, before any await: a write meanwhile makes a later snapshot.
+    // An undated line is dated by the file's mtime: one loaded before a write of ours holds a date a parse would not give.
+    if (this.snapshot.entries.some((e) => isUndated(e) && e.createdAt !== known.fileDate)) return;
+    for (const b of this.contentPending) this.contentHash.update(b);
+    this.contentPending = [];
+    const full = this.contentHash.copy().digest('hex');
+    const input = { path: this.spec.path, scope: this.spec.scope, lines: [...this.rawLines], endsWithNewline: this.endsWithNewline, entries: this.snapshot.entries };
+    let key: SnapshotKey = { stat: known.key, size: known.size, takenAt: known.takenAt, changedAt: known.changedAt, head: sha256(this.head), tail: sha256(known.tail), full };
+    if (key.changedAt + this.racyMs > key.takenAt) {
+      // Racily clean: when the file has been quiet long enough, confirm the content now so that a start may trust the stat.
+      const t0 = Date.now();
+      const stat = statFile(this.spec.path);
+      if (stat.key === known.key && (stat.changedAt ?? 0) + this.racyMs <= t0) {
+        const bytes = await fs.readFile(this.spec.path);
+        if (sha256(bytes) === full) key = { ...key, takenAt: t0 };
+      }
+      // Not yet: written as it is (a start hashes the whole file), and confirmed once more a little later.
+      if (key.changedAt + this.racyMs > key.takenAt && this.known === known && Number.isFinite(this.racyMs)) this.scheduleSnapshot(this.racyMs);
+    }
+    if (statFile(this.spec.path).key.startsWith('missing')) return; // the file went away (a removed folder)
+    await writeSnapshotFile(path, encodeSnapshot({ ...input, key }));
+  }
+
   private get newFileMode(): number {
     return this.spec.newFileMode ?? 0o600;
   }
@@ -373,10 +649,15 @@ export class JsonlScopeFile {
     const chunk = Buffer.from(`${this.endsWithNewline ? '' : '\n'}${joinLines(lines)}`, 'utf8');
     await appendDurably(this.spec.path, chunk, this.newFileMode);
     const known = this.known!;
-    this.known = { key: statFile(this.spec.path).key, size: known.size + chunk.length, tail: tailOf(Buffer.concat([known.tail, chunk])) };
+    const takenAt = Date.now();
+    const stat = statFile(this.spec.path);
+    this.known = { key: stat.key, size: known.size + chunk.length, tail: tailOf(Buffer.concat([known.tail, chunk])), takenAt, changedAt: stat.changedAt ?? 0, fileDate: stat.mtime };
+    this.contentPending.push(chunk);
+    this.growHead(chunk);
     this.rawLines.push(...lines);
     this.endsWithNewline = true;
     for (const e of added) this.lineCache.set(this.serialize(e), e);
+    this.scheduleSnapshot(APPENDED_SNAPSHOT_DELAY_MS);
   }
 
   /** An atomic rewrite in which only the lines of changed, deleted and new entries differ. */
@@ -385,7 +666,13 @@ export class JsonlScopeFile {
     const text = joinLines(next);
     await writeKeepingMode(this.spec.path, text, this.newFileMode);
     const buf = Buffer.from(text, 'utf8');
-    this.known = { key: statFile(this.spec.path).key, size: buf.length, tail: tailOf(buf) };
+    const takenAt = Date.now();
+    const stat = statFile(this.spec.path);
+    this.known = { key: stat.key, size: buf.length, tail: tailOf(buf), takenAt, changedAt: stat.changedAt ?? 0, fileDate: stat.mtime };
+    this.contentHash = createHash('sha256');
+    this.contentPending = [buf];
+    this.head = headOf(buf);
+    this.scheduleSnapshot();
     this.rawLines = next;
     this.endsWithNewline = true;
     // Keep the line cache in step with what is on disk now.

@@ -12,9 +12,13 @@ import { refuseSecrets } from './secrets';
 import { judge, viewNow } from './visibility';
 
 export function capCheck(st: MemoryState, scope: MemoryScope, entries: readonly StoredEntry[], sessionKey: string | undefined, adding: number, freeing: number): void {
-  const inScope = entries.filter((e) => isActive(e) && (scope !== 'session' || e.sessionKey === sessionKey));
   const cap = st.config.caps[scope];
-  if (inScope.length + adding - freeing <= cap) return;
+  // Fewer lines than the cap: no need to count the active ones (a remember at 10k entries pays nothing here).
+  if (entries.length + adding - freeing <= cap) return;
+  let active = 0;
+  for (const e of entries) if (isActive(e) && (scope !== 'session' || e.sessionKey === sessionKey)) active += 1;
+  if (active + adding - freeing <= cap) return;
+  const inScope = entries.filter((e) => isActive(e) && (scope !== 'session' || e.sessionKey === sessionKey));
   const shown = inScope.slice(0, 100).map((e) => `"${e.title}" (${e.id})`);
   const more = inScope.length > shown.length ? `, and ${inScope.length - shown.length} more` : '';
   throw new MemoryError(
@@ -29,7 +33,9 @@ export function supersedeTargets(st: MemoryState, entry: StoredEntry, entries: r
   const sameGroup = (e: StoredEntry) => e.id !== entry.id && isActive(e) && (entry.scope !== 'session' || e.sessionKey === entry.sessionKey);
   const out = new Map<string, StoredEntry>();
   const title = entry.title.toLowerCase();
-  for (const e of entries) if (e.title.length === entry.title.length && sameGroup(e) && e.title.toLowerCase() === title) out.set(e.id, e);
+  // The store's title index when `entries` is what the store holds (a plan's fresh read); else a pass over them.
+  const sameTitle = entries === s.entries ? st.sameTitle(s, entry.title) : entries;
+  for (const e of sameTitle) if (e.title.length === entry.title.length && sameGroup(e) && e.title.toLowerCase() === title) out.set(e.id, e);
   const threshold = st.config.supersedeThreshold;
   if (threshold < 1) {
     const prefix = searchKey(s, '');

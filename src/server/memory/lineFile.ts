@@ -2,7 +2,7 @@
  * The lines of a scope file exactly as they are on disk, and the two ways they are written back: append, or an
  * atomic rewrite that changes only the lines that changed and keeps the file's mode (a shared file stays 0644).
  */
-import { promises as fs, constants as fsConstants } from 'node:fs';
+import { closeSync, constants as fsConstants, fsync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { StoredEntry } from './memoryEntry';
 import { writeFileAtomic } from '../store/atomicFile';
@@ -76,16 +76,21 @@ export function rewriteLines(lines: readonly RawLine[], replaced: ReadonlyMap<st
 
 export const joinLines = (lines: readonly RawLine[]): string => (lines.length > 0 ? `${lines.map((l) => l.text).join('\n')}\n` : '');
 
-/** Appends `chunk` (and fsyncs); a new file gets `newFileMode` (the umask applies), an existing one keeps its mode. */
+/**
+ * Appends `chunk` (and fsyncs); a new file gets `newFileMode` (the umask applies), an existing one keeps its mode.
+ * Open and write are synchronous (a small write lands in the page cache in microseconds; each trip through the thread
+ * pool costs more, and a remember made five of them): only the fsync, which waits for the disk, is awaited.
+ */
 export async function appendDurably(path: string, chunk: Buffer, newFileMode: number): Promise<void> {
-  await fs.mkdir(dirname(path), { recursive: true });
+  mkdirSync(dirname(path), { recursive: true });
   // Never through a link at the name (O_NOFOLLOW where the platform has it).
-  const handle = await fs.open(path, fsConstants.O_WRONLY | fsConstants.O_APPEND | fsConstants.O_CREAT | O_NOFOLLOW, newFileMode);
+  const fd = openSync(path, fsConstants.O_WRONLY | fsConstants.O_APPEND | fsConstants.O_CREAT | O_NOFOLLOW, newFileMode);
   try {
-    await handle.writeFile(chunk);
-    await handle.sync();
+    let written = 0;
+    while (written < chunk.length) written += writeSync(fd, chunk, written, chunk.length - written);
+    await new Promise<void>((resolve, reject) => fsync(fd, (err) => (err ? reject(err) : resolve())));
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 

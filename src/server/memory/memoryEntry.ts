@@ -22,6 +22,20 @@ export const UNKNOWN_DATE = 'unknown';
 /** Entries whose line carries no date at all (dated by the file, or unknown): a dated copy of the same id beats them. */
 const undated = new WeakSet<StoredEntry>();
 
+/** Whether `e`'s line carried no date at all (see `newer`); a snapshot (scopeSnapshot.ts) keeps this beside the entry. */
+export const isUndated = (e: StoredEntry): boolean => undated.has(e);
+/** An entry rebuilt from a snapshot whose line carried no date: as `parseStoredEntry` would have marked it. */
+export function markUndated(e: StoredEntry): void {
+  undated.add(e);
+}
+
+/**
+ * What a line parses to. Bump it whenever `parseStoredEntry`, `StoredEntrySchema` or what they depend on changes the
+ * entry a line gives: snapshots of parsed entries (scopeSnapshot.ts) made under another value are ignored, never trusted.
+ * test/unit/memorySnapshot.test.ts pins the schema's shape to this number.
+ */
+export const ENTRY_PARSE_VERSION = 1;
+
 export const WrongFlagSchema = z.looseObject({ reason: z.string(), by: z.string(), at: z.string() });
 
 export const StoredProvenanceSchema = z.looseObject({

@@ -100,6 +100,11 @@ export class MemoryService {
     return this.state.saveVerdicts();
   }
 
+  /** Writes the memory files' snapshots now (else a moment after a change): the next start loads without parsing them. */
+  flushSnapshots(): Promise<void> {
+    return this.state.flushSnapshots();
+  }
+
   get currentConfig(): MemoryConfig {
     return this.state.config;
   }

@@ -20,6 +20,7 @@ import { VerdictStore } from '../threat/verdictStore';
 import { nameFindings } from '../threat/names';
 import type { UserTrustStore } from '../review/userTrust';
 import { migrateApprovals } from './approvals';
+import { snapshotPathFor } from './scopeSnapshot';
 
 /** One workspace folder's project memory: `<path>/.knowledge/memory.jsonl`, judged against that folder's reviews. */
 export interface ProjectFolder {
@@ -47,6 +48,11 @@ export interface MemoryServiceDeps {
   now?: () => Date;
   /** Where scan verdicts persist across restarts (keyed by revision and RULESET_VERSION); none: every start judges again. */
   verdictsPath?: string | null;
+  /**
+   * Where each memory file's snapshot of parsed entries is kept (per-user state, never the repository; see
+   * scopeSnapshot.ts); none: every start parses every file.
+   */
+  snapshotDir?: string | null;
   /** The server's log (what the first answer used while memory was still loading, verdicts ignored, …). */
   log?: (message: string) => void;
   /**
@@ -111,6 +117,27 @@ export function newId(): string {
 /** A live entry: not superseded, consolidated, archived, rejected, or a proposal waiting in the inbox (those count toward nothing). */
 export const isActive = (e: StoredEntry): boolean => !e.supersededBy && !e.consolidatedInto && e.status !== 'archived' && e.status !== 'superseded' && !isRejected(e) && !isPendingProposal(e);
 
+function addTitle(index: Map<string, Set<string>>, e: StoredEntry): void {
+  const key = e.title.toLowerCase();
+  let ids = index.get(key);
+  if (!ids) index.set(key, (ids = new Set()));
+  ids.add(e.id);
+}
+
+function removeTitle(index: Map<string, Set<string>>, e: StoredEntry): void {
+  const key = e.title.toLowerCase();
+  const ids = index.get(key);
+  if (!ids) return;
+  ids.delete(e.id);
+  if (ids.size === 0) index.delete(key);
+}
+
+function countActive(entries: readonly StoredEntry[]): number {
+  let n = 0;
+  for (const e of entries) if (isActive(e)) n += 1;
+  return n;
+}
+
 /** k-way merge of lists each already in store order. */
 function mergeSorted(lists: readonly (readonly StoredEntry[])[]): StoredEntry[] {
   const out: StoredEntry[] = [];
@@ -133,7 +160,7 @@ export class MemoryState {
   private readonly noProject: ScopeState;
   private readonly personal: ScopeState;
   private readonly session: ScopeState;
-  /** Which file each loaded (or being written) entry belongs to. */
+  /** Which file a project entry belongs to when there are several folders (or it was made outside a plan: `place`). */
   private storeByEntry = new WeakMap<StoredEntry, ScopeState>();
   /** The store a mutation's plan runs against: a new entry made inside the plan belongs to it. */
   private mutating: ScopeState | null = null;
@@ -143,6 +170,8 @@ export class MemoryState {
   private readonly wordsIndexInner = new TokenIndex();
   /** Whether the two token indexes hold every loaded entry: built on first use (recall, supersede), not on load. */
   private searchBuilt = false;
+  /** Per store, lower-cased title → ids: built on first use (supersede), kept in step by our writes, dropped when a file changed. */
+  private readonly titleIndexes = new WeakMap<ScopeState, Map<string, Set<string>>>();
   /** Verdicts persisted across restarts; loaded into `judged` before the first scan. */
   readonly verdicts: VerdictStore<MemoryFinding> | null;
   private verdictsLoaded: Promise<void> | null = null;
@@ -290,6 +319,8 @@ export class MemoryState {
       }
     }
     this.projects = next;
+    // Several folders now: every loaded project entry says which one it belongs to (see `apply`).
+    if (next.length > 1) for (const s of next) for (const e of s.byId.values()) this.storeByEntry.set(e, s);
     this.builtStores = null;
     this.ordered = null;
   }
@@ -322,6 +353,11 @@ export class MemoryState {
     return this.verdictsLoaded;
   }
 
+  /** Writes each file's snapshot now, where its content changed since the last one (they are otherwise written a moment later). */
+  async flushSnapshots(): Promise<void> {
+    for (const s of this.stores()) await s.file?.flushSnapshot();
+  }
+
   /** Saves the verdicts of the entries loaded now, when something new was judged. */
   async saveVerdicts(): Promise<void> {
     if (!this.verdicts || !this.verdictsDirty) return;
@@ -348,6 +384,7 @@ export class MemoryState {
       ...(scope === 'project' ? { confineTo: dirname(dirname(path)) } : {}),
       onProblem: (p) => this.deps.onProblem?.(p),
       onResolved: () => this.deps.onProblemsResolved?.({ source, path }),
+      ...(this.deps.snapshotDir ? { snapshotPath: snapshotPathFor(this.deps.snapshotDir, scope, path) } : {}),
     });
   }
 
@@ -363,7 +400,7 @@ export class MemoryState {
         return {
           scope,
           ...(s.folder && this.multiFolder ? { folder: s.folder.name } : {}),
-          count: s.entries.filter(isActive).length,
+          count: countActive(s.entries),
           cap: this.config.caps[scope],
           loaded: s.loaded,
           ...(s.error ? { error: s.error } : {}),
@@ -428,13 +465,33 @@ export class MemoryState {
     }
   }
 
+  /** The entries of `s` whose title is `title` (case aside), in store order: a map lookup, not a pass over the store. */
+  sameTitle(s: ScopeState, title: string): StoredEntry[] {
+    let index = this.titleIndexes.get(s);
+    if (!index) {
+      index = new Map();
+      for (const e of s.byId.values()) addTitle(index, e);
+      this.titleIndexes.set(s, index);
+    }
+    const lower = title.toLowerCase();
+    const out: StoredEntry[] = [];
+    for (const id of index.get(lower) ?? []) {
+      const e = s.byId.get(id);
+      if (e && e.title.toLowerCase() === lower) out.push(e);
+    }
+    return out.sort(compareEntries);
+  }
+
   /** Makes `entries` the scope's current content, updating the search index for what changed. */
   private apply(s: ScopeState, entries: readonly StoredEntry[]): void {
     if (s.entries === entries) return;
+    this.titleIndexes.delete(s);
     const next = new Map<string, StoredEntry>();
+    // One project file (or personal, session): `storeOf` finds the store without a WeakMap entry per loaded entry.
+    const tag = s.scope === 'project' && this.projects.length > 1;
     for (const e of entries) {
       next.set(e.id, e);
-      this.storeByEntry.set(e, s);
+      if (tag) this.storeByEntry.set(e, s);
       const old = s.byId.get(e.id);
       if (this.searchBuilt && old !== e && (!old || old.revision !== e.revision)) this.index(s, e);
     }
@@ -451,14 +508,20 @@ export class MemoryState {
   /** As `apply`, when exactly these entries changed since the last apply (our own write). */
   private applyDelta(s: ScopeState, entries: readonly StoredEntry[], upserts: readonly StoredEntry[], deletes: Iterable<string>): void {
     if (s.entries === entries) return;
+    const titles = this.titleIndexes.get(s);
     for (const id of deletes) {
       const old = s.byId.get(id);
       if (!old) continue;
+      if (titles) removeTitle(titles, old);
       s.byId.delete(id);
       if (this.searchBuilt) this.unindex(s, old);
     }
     for (const u of upserts) {
       const old = s.byId.get(u.id);
+      if (titles) {
+        if (old) removeTitle(titles, old);
+        addTitle(titles, u);
+      }
       s.byId.set(u.id, u);
       this.storeByEntry.set(u, s);
       if (this.searchBuilt && (!old || old.revision !== u.revision)) this.index(s, u);
@@ -489,8 +552,8 @@ export class MemoryState {
 
   allOrdered(): StoredEntry[] {
     if (!this.ordered) {
-      const lists = this.stores().filter((s) => s.loaded).map((s) => s.entries);
-      this.ordered = mergeSorted(lists);
+      const lists = this.stores().filter((s) => s.loaded && s.entries.length > 0).map((s) => s.entries);
+      this.ordered = lists.length === 1 ? [...lists[0]!] : mergeSorted(lists);
     }
     return this.ordered;
   }

@@ -19,11 +19,9 @@ interface Judgement {
  * revision for this process's rule set (RULESET_VERSION is fixed for the life of a process).
  */
 export function findingsOf(st: MemoryState, e: StoredEntry): MemoryFinding[] {
-  let out = st.judgedByEntry.get(e) ?? st.judged.get(e.revision);
-  if (out) {
-    st.judgedByEntry.set(e, out);
-    return out;
-  }
+  // By revision only: a WeakMap entry per loaded entry (10k of them at a restart) costs more to fill and to collect than it saves.
+  let out = st.judged.get(e.revision);
+  if (out) return out;
   const tags = e.tags.join(', ');
   const bodyStart = e.title.length + 2;
   const tagsStart = bodyStart + e.body.length + 2;
