@@ -305,7 +305,8 @@ export async function runHookEntry(args: readonly string[], io: HookIo, loadFull
   const full = (reason: string, raw?: string): Promise<number> => {
     trace?.(`full path (${reason})`);
     const hook: HookPrelude = { code, ...(raw !== undefined ? { raw } : {}), ...(trace ? { trace } : {}) };
-    return loadFull().runCli(['hook', 'claude-code', ...args], { ...io, hook });
+    const ran = loadFull().runCli(['hook', 'claude-code', ...args], { ...io, hook });
+    return trace ? ran.then((code) => (trace(`full path done; loaded ${loadedBundles(codeDir).join(', ')}`), code)) : ran;
   };
   if (!fastArgs(args)) return full('arguments');
   let raw: string;
