@@ -23,7 +23,9 @@
  * `--budget-tokens`, the memory flag set, input the full hook would reject, a missing or unparsable witness or
  * session file, any identity changed — runs the full hook, which then writes the witness again.
  *
- * `SESSION_KNOWLEDGE_HOOK_TRACE=1` says on stderr which path ran, why, and which bundles were loaded.
+ * The full CLI is loaded with V8's code cache (`codeCache.ts`; `SESSION_KNOWLEDGE_CODE_CACHE=0` turns it off): most of
+ * its start is compiling 1 MB of JavaScript. `SESSION_KNOWLEDGE_HOOK_TRACE=1` says on stderr which path ran, why, and
+ * which bundles were loaded.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -31,7 +33,9 @@ import { dirname, join, relative, sep } from 'node:path';
 import { agentSessionsPath, agentStateDir, claudeCodeSessionKey } from '../server/agents/agentPaths';
 import { defaultStoragePath } from '../server/store/paths';
 import { MEMORY_FLAG, parseMemoryFlag } from '../shared/flag';
+import { createRequire } from 'node:module';
 import { findWorkspaceRoot } from './roots';
+import { codeCacheState, requireWithCodeCache } from './codeCache';
 
 /** How long the hook waits for its input on stdin before it gives up (prints nothing, exits 0). */
 export const HOOK_STDIN_TIMEOUT_MS = 10_000;
@@ -294,18 +298,29 @@ export interface FullCli {
   runCli: (argv: string[], io: HookIo & { hook: HookPrelude }) => Promise<number>;
 }
 
+/** Set to 0 to load the full CLI without V8's code cache. */
+export const CODE_CACHE_ENV = 'SESSION_KNOWLEDGE_CODE_CACHE';
+
+/** `dist/cli-main.js`, with V8's code cache in the per-user state folder (`codeCache.ts`) unless turned off. */
+export function loadFullCli(codeDir: string, env: NodeJS.ProcessEnv = process.env): FullCli {
+  const file = join(codeDir, 'cli-main.js');
+  return (env[CODE_CACHE_ENV] === '0' ? createRequire(file)(file) : requireWithCodeCache(file, join(agentStateDir(env), 'code-cache'))) as FullCli;
+}
+
 /**
  * `hook claude-code ARGS`: nothing when nothing is owed for certain; else the full hook (`loadFull()` loads it).
  * `codeDir`: the bundles' folder.
  */
-export async function runHookEntry(args: readonly string[], io: HookIo, loadFull: () => FullCli, codeDir: string = __dirname): Promise<number> {
+export async function runHookEntry(args: readonly string[], io: HookIo, codeDir: string = __dirname, loadFull: () => FullCli = () => loadFullCli(codeDir)): Promise<number> {
   const trace = process.env[HOOK_TRACE_ENV] === '1' ? (line: string) => io.stderr(`session-knowledge hook: trace: ${line}\n`) : undefined;
   // Taken before the full hook's code can load: a witness written by that code names the code it ran.
   const code = codeIdentity(codeDir);
   const full = (reason: string, raw?: string): Promise<number> => {
     trace?.(`full path (${reason})`);
     const hook: HookPrelude = { code, ...(raw !== undefined ? { raw } : {}), ...(trace ? { trace } : {}) };
-    const ran = loadFull().runCli(['hook', 'claude-code', ...args], { ...io, hook });
+    const cli = loadFull();
+    trace?.(`code cache: ${process.env[CODE_CACHE_ENV] === '0' ? 'off' : codeCacheState}`);
+    const ran = cli.runCli(['hook', 'claude-code', ...args], { ...io, hook });
     return trace ? ran.then((code) => (trace(`full path done; loaded ${loadedBundles(codeDir).join(', ')}`), code)) : ran;
   };
   if (!fastArgs(args)) return full('arguments');
