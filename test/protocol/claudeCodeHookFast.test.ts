@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { tempWorkspace } from '../helpers/tempWorkspace';
 import { agentSessionsPath } from '../../src/server/agents/agentPaths';
@@ -277,4 +277,34 @@ test('stdin that never closes or input the full hook rejects: the same one line 
   const tooLong = t.hook({ session_id: 'x'.repeat(201), cwd: t.workspace, hook_event_name: 'UserPromptSubmit', prompt: 'x' });
   assert.equal(tooLong.out, '');
   assert.match(tooLong.err, /session-knowledge hook: hook input is not Claude Code's shape: session_id/);
+});
+
+test('the full hook\'s V8 code cache: written once, used next, a corrupt or stale one never changes what is delivered', () => {
+  const t = setup();
+  t.pin('.knowledge/notes/setup.md');
+  const dir = join(t.state, 'session-knowledge', 'code-cache');
+  const first = t.start('c-1');
+  assert.match(first.err, /trace: code cache: absent/);
+  const files = readdirSync(dir);
+  assert.equal(files.length, 1, files.join(','));
+  assert.match(files[0]!, /^cli-main\.js\.[0-9a-f]{32}\.v8cache$/);
+  assert.equal(statSync(dir).mode & 0o777, 0o700, 'the cache folder is this person\'s alone');
+  const used = t.start('c-2');
+  assert.match(used.err, /trace: code cache: used/);
+  const body = (s: string) => s.replace(/[0-9a-f]{24}/g, 'NONCE');
+  assert.equal(body(used.out), body(first.out));
+  // Garbage in the cache: V8 rejects it, the bundle compiles as usual, the same block goes out, and the data is rewritten.
+  writeFileSync(join(dir, files[0]!), Buffer.alloc(4096, 7));
+  const rejected = t.start('c-3');
+  assert.match(rejected.err, /trace: code cache: rejected/);
+  assert.equal(body(rejected.out), body(first.out));
+  assert.match(t.start('c-4').err, /trace: code cache: used/);
+  // Data of another build is removed when this build's is written; turned off, the bundle loads as ever.
+  writeFileSync(join(dir, `cli-main.js.${'0'.repeat(32)}.v8cache`), 'old');
+  rmSync(join(dir, files[0]!));
+  assert.match(t.start('c-5').err, /trace: code cache: absent/);
+  assert.deepEqual(readdirSync(dir), files);
+  const plain = t.hook({ session_id: 'c-7', cwd: t.workspace, hook_event_name: 'SessionStart', source: 'startup' }, [], { SESSION_KNOWLEDGE_CODE_CACHE: '0' });
+  assert.match(plain.err, /trace: code cache: off/);
+  assert.equal(body(plain.out), body(first.out));
 });
