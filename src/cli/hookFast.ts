@@ -265,10 +265,15 @@ export function whyFull(workspace: string, sessionId: string, code: string, env:
   if (!w) return 'the witness is unreadable';
   if (w.context !== contextKey(workspace, env)) return 'the context changed';
   if (w.code !== code) return 'the code changed';
+  // The witness must name every input this module knows the full hook reads: it never decides what is checked.
+  const pinPaths = pinInputPaths(workspace, w.pins.map((id) => join(workspace, id)));
+  const required = [...baseInputPaths(workspace, indexPath, agentStateDir(env)), ...(pinPaths ?? [])];
+  if (!pinPaths || required.some((p) => !(p in w.inputs)) || (w.empty && w.pins.length > 0)) return 'the witness is incomplete';
   for (const [path, identity] of Object.entries(w.inputs)) if (identityOf(path, path === workspace) !== identity) return `changed: ${path}`;
   const key = claudeCodeSessionKey(sessionId);
   const s = w.sessions[key];
   if (!s) return 'the session is not in the witness';
+  if (dirname(s.file) !== join(dirname(indexPath), 'sessions')) return 'the witness is incomplete';
   // A delivery of this session in progress (another hook of it), or a write of its file.
   if (existsSync(`${s.file}.delivery.lock`) || existsSync(`${s.file}.lock`)) return 'a lock is held';
   if (identityOf(s.file) !== s.identity) return 'the session file changed';

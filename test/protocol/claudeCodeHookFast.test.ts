@@ -232,6 +232,18 @@ test('a corrupt session record or witness falls through to the full hook, which 
     assert.match(r.err, /trace: full path \(the witness is unreadable\)/);
     assert.match(t.prompt('s').err, FAST);
   }
+  // A witness that leaves out an input the full hook reads (pins.json here), or points at a file outside the sessions.
+  const w = t.witness();
+  const pinsJson = Object.keys(w.inputs).find((p) => p.endsWith('pins.json'))!;
+  const withoutPins = { ...w, inputs: Object.fromEntries(Object.entries(w.inputs).filter(([p]) => p !== pinsJson)) };
+  const elsewhere = { ...w, sessions: { 'claude-code:s': { ...w.sessions['claude-code:s']!, file: join(t.workspace, 'session.json') } } };
+  for (const partial of [withoutPins, elsewhere]) {
+    writeFileSync(t.witnessPath, JSON.stringify(partial));
+    const r = t.prompt('s');
+    assert.equal(r.out, '');
+    assert.match(r.err, /trace: full path \(the witness is incomplete\)/);
+    assert.match(t.prompt('s').err, FAST);
+  }
   // A witness that names another session only: this one is decided by the full hook.
   const other = t.prompt('other');
   assert.match(other.err, /trace: full path \(the session is not in the witness\)/);
