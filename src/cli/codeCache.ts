@@ -7,17 +7,19 @@
  * anew): the cache makes a start faster, never different. The folder is this person's (0700), like the rest of the
  * per-user state: a repository cannot write it.
  */
-import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
-import { Script } from 'node:vm';
 
 /** What the last load did with the cache (the hook's trace says it). */
 export let codeCacheState: 'used' | 'rejected' | 'absent' | 'unreadable' = 'absent';
 
 /** Requires `file` (a CommonJS bundle) with V8's code cache kept in `cacheDir`; a plain require when anything fails. */
 export function requireWithCodeCache(file: string, cacheDir: string): unknown {
+  // Loaded here, not at the top: the hook's first stop imports this module, and a prompt that owes nothing needs neither.
+  const load = createRequire(__filename);
+  const { createHash } = load('node:crypto') as typeof import('node:crypto');
+  const { Script } = load('node:vm') as typeof import('node:vm');
   let source: string;
   let cachePath: string;
   try {

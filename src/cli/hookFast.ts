@@ -27,7 +27,6 @@
  * its start is compiling 1 MB of JavaScript. `SESSION_KNOWLEDGE_HOOK_TRACE=1` says on stderr which path ran, why, and
  * which bundles were loaded.
  */
-import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { agentSessionsPath, agentStateDir, claudeCodeSessionKey } from '../server/agents/agentPaths';
@@ -129,11 +128,10 @@ export const witnessable = (identity: string): boolean => identity === 'absent' 
 /** Every file of the bundles' folder, by identity: a rebuild or an upgrade (a new rule set, model, block format) changes it. */
 export function codeIdentity(dir: string): string {
   try {
-    const all = readdirSync(dir)
+    return readdirSync(dir)
       .sort()
       .map((name) => `${name}=${identityOf(join(dir, name))}`)
       .join('|');
-    return createHash('sha256').update(all).digest('hex');
   } catch {
     return 'unreadable';
   }
@@ -309,7 +307,8 @@ export const CODE_CACHE_ENV = 'SESSION_KNOWLEDGE_CODE_CACHE';
 /** `dist/cli-main.js`, with V8's code cache in the per-user state folder (`codeCache.ts`) unless turned off. */
 export function loadFullCli(codeDir: string, env: NodeJS.ProcessEnv = process.env): FullCli {
   const file = join(codeDir, 'cli-main.js');
-  return (env[CODE_CACHE_ENV] === '0' ? createRequire(file)(file) : requireWithCodeCache(file, join(agentStateDir(env), 'code-cache'))) as FullCli;
+  if (env[CODE_CACHE_ENV] === '0') return createRequire(file)(file) as FullCli;
+  return requireWithCodeCache(file, join(agentStateDir(env), 'code-cache')) as FullCli;
 }
 
 /**
