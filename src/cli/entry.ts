@@ -3,8 +3,8 @@
  * stores. `scan` → dist/cli-scan.js (src/cli/scanEntry.ts); `lsp --stdio` → dist/server.js (the language
  * server, src/server/main.ts, which reads `--stdio` from argv); `mcp` → dist/cli-mcp.js (src/cli/mcp.ts: the MCP
  * SDK loads for it alone); `hook claude-code` → dist/cli-hook.js (src/cli/hookFast.ts: a prompt that owes nothing is
- * answered without loading the rest; it loads dist/cli-main.js itself otherwise, with V8's code cache); everything else → dist/cli-main.js
- * (src/cli/main.ts).
+ * answered without loading the rest; otherwise it loads dist/cli-main.js itself, with V8's code cache); everything
+ * else → dist/cli-main.js (src/cli/main.ts).
  */
 import { createRequire } from 'node:module';
 
