@@ -41,6 +41,9 @@ const builds = [
   { ...common, entryPoints: { cli: 'src/cli/entry.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
   // minified in every build too: Claude Code's hook runs it as a new process on every prompt (source map beside it)
   { ...common, entryPoints: { 'cli-main': 'src/cli/main.ts' }, outdir: 'dist', minify: true },
+  // `hook claude-code`'s first stop: a prompt that owes nothing is answered from stats and two small JSON files,
+  // with Node's built-ins only (no zod, lowdb, store or scanner); it loads cli-main.js otherwise
+  { ...common, entryPoints: { 'cli-hook': 'src/cli/hookFast.ts' }, outdir: 'dist', minify: true },
   // minified in every build: most of a `scan` run's start is V8 reading this file (source map beside it)
   { ...common, entryPoints: { 'cli-scan': 'src/cli/scanEntry.ts' }, outdir: 'dist', minify: true },
   // `session-knowledge mcp`: the MCP server, with the SDK that no other command loads

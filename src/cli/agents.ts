@@ -5,6 +5,7 @@
  */
 import type { StoreProblem } from '../shared/schemas';
 import { existsSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { KnowledgeCore } from '../server/knowledgeCore';
@@ -15,6 +16,25 @@ import { AGENT_PINS_FILE } from '../server/agents/agentPins';
 import { MEMORY_FLAG, parseMemoryFlag } from '../shared/flag';
 import { readMemorySwitch } from '../server/memory/memorySwitch';
 import { findWorkspaceRoot } from './roots';
+import { writeFileAtomic } from '../server/store/atomicFile';
+import { RULESET_VERSION } from '../server/threat/threatScanner';
+import { agentStateDir } from '../server/agents/agentPaths';
+import {
+  HOOK_INPUT_LIMIT_BYTES,
+  HOOK_STDIN_TIMEOUT_MS,
+  WITNESS_VERSION,
+  baseInputPaths,
+  contextKey,
+  identityOf,
+  parseWitness,
+  pinInputPaths,
+  readAll,
+  snapshot,
+  witnessPathOf,
+  witnessable,
+  type HookPrelude,
+  type HookWitness,
+} from './hookFast';
 import { WorkspaceArgError, workspaceFoldersOf, type WorkspaceFolderArg } from './codeWorkspace';
 
 export interface AgentIo {
@@ -22,6 +42,8 @@ export interface AgentIo {
   stderr: (s: string) => void;
   stdin: NodeJS.ReadableStream;
   cwd: string;
+  /** Set by the hook's first stop (`hookFast.ts`): the input it read, the code it saw. Absent: no witness is written. */
+  hook?: HookPrelude;
 }
 
 export class AgentUsageError extends Error {}
@@ -119,49 +141,7 @@ const HookInputSchema = z.looseObject({
   prompt: z.string().optional(),
 });
 
-/**
- * The whole of `stream`, at most `limitBytes`, within `timeoutMs`. On a timeout or an overflow the stream is let go
- * (listeners removed, the stream destroyed), so a stdin that never closes does not keep the process alive.
- */
-async function readAll(stream: NodeJS.ReadableStream, limitBytes: number, timeoutMs: number): Promise<string> {
-  return new Promise((resolvePromise, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const release = () => {
-      clearTimeout(timer);
-      stream.removeListener('data', onData);
-      stream.removeListener('end', onEnd);
-      stream.removeListener('error', onError);
-    };
-    const giveUp = (err: Error) => {
-      release();
-      stream.pause();
-      (stream as { destroy?: () => void }).destroy?.();
-      reject(err);
-    };
-    const timer = setTimeout(() => giveUp(new Error(`no hook input on stdin within ${timeoutMs} ms`)), timeoutMs);
-    const onData = (c: Buffer | string) => {
-      const b = typeof c === 'string' ? Buffer.from(c) : c;
-      size += b.length;
-      if (size > limitBytes) return giveUp(new Error(`hook input over ${limitBytes} bytes`));
-      chunks.push(b);
-    };
-    const onEnd = () => {
-      release();
-      resolvePromise(Buffer.concat(chunks).toString('utf8'));
-    };
-    const onError = (e: Error) => {
-      release();
-      reject(e);
-    };
-    stream.on('data', onData);
-    stream.on('end', onEnd);
-    stream.on('error', onError);
-  });
-}
-
-/** How long the hook waits for its input on stdin before it gives up (prints nothing, exits 0). */
-export const HOOK_STDIN_TIMEOUT_MS = 10_000;
+export { HOOK_STDIN_TIMEOUT_MS } from './hookFast';
 
 /**
  * `hook claude-code`: Claude Code's SessionStart and UserPromptSubmit hook. Reads the hook input on stdin and
@@ -174,7 +154,8 @@ export async function runClaudeCodeHook(args: readonly string[], io: AgentIo, st
     const budgetRaw = opts.get('--budget-tokens');
     const budget = budgetRaw === undefined ? HOOK_BUDGET_TOKENS : Number(budgetRaw);
     if (!Number.isInteger(budget) || budget < 200 || budget > 200_000) throw new Error(`--budget-tokens must be a whole number from 200 to 200000, not ${budgetRaw}`);
-    const raw = await readAll(io.stdin, 4 * 1024 * 1024, HOOK_STDIN_TIMEOUT_MS);
+    // The first stop (hookFast.ts) may have read stdin already.
+    const raw = io.hook?.raw ?? (await readAll(io.stdin, HOOK_INPUT_LIMIT_BYTES, HOOK_STDIN_TIMEOUT_MS));
     let json: unknown;
     try {
       // A UTF-8 byte order mark (some shells and editors write one) is not part of the JSON.
@@ -209,26 +190,108 @@ export async function runClaudeCodeHook(args: readonly string[], io: AgentIo, st
     const workspace = folders[0]?.path;
     if (!workspace) return 0; // no .knowledge/ here: nothing to carry, nothing to say
     const sessionsIndexPath = agentSessionsPath(workspace);
+    // The witness the first stop trusts (hookFast.ts): only for the run it can answer (one folder found from where
+    // Claude Code runs, memory absent), and only when this run said nothing on stderr.
+    const witnessing = io.hook !== undefined && given.length === 0 && !parseMemoryFlag(process.env[MEMORY_FLAG]).present;
+    let said = 0;
+    const baseBefore = witnessing ? snapshot(baseInputPaths(workspace, sessionsIndexPath, agentStateDir()), workspace) : {};
     const verdicts = new PersistedScan(join(dirname(sessionsIndexPath), 'verdicts.json'));
-    const core = openCore(folders, storage, { sessionsIndexPath, scan: verdicts.scan, onProblem: (p) => io.stderr(`session-knowledge hook: ${p.message.split('\n')[0]}\n`) });
+    const core = openCore(folders, storage, {
+      sessionsIndexPath,
+      scan: verdicts.scan,
+      onProblem: (p) => {
+        said += 1;
+        io.stderr(`session-knowledge hook: ${p.message.split('\n')[0]}\n`);
+      },
+    });
     await Promise.all([core.loadForAgents(), verdicts.load()]);
     // Memory (with the flag) follows the person's switch, mirrored by VS Code to the storage folder: off unless turned on.
     if (core.memory) await core.memory.configure((await readMemorySwitch(storage)).config);
     // A pin of a committed pins.json that the policy refuses (a secret, an outside file) is named for the person on
     // stderr — never in the block, and never its content.
-    for (const r of (await core.readAgentPins()).refused) io.stderr(`session-knowledge hook: ${AGENT_PINS_FILE}: not delivered: ${r.reason}\n`);
+    const agentPins = await core.readAgentPins();
+    for (const r of agentPins.refused) io.stderr(`session-knowledge hook: ${AGENT_PINS_FILE}: not delivered: ${r.reason}\n`);
+    said += agentPins.refused.length;
+    // Each pinned file (and the folders above it), by identity before it is read.
+    const pinChecks = agentPins.pins.map((id) => core.folders.check(id));
+    const pinPaths = witnessing && pinChecks.every((c) => c.ok) ? pinInputPaths(workspace, pinChecks.map((c) => (c as { path: string }).path)) : null;
+    const pinsBefore = pinPaths ? snapshot(pinPaths, workspace) : {};
     // Compiled, printed and recorded under the session's delivery lock: concurrent hooks of one session print it once.
     // `startup` is a brand-new session: a second start hook for it (the hook installed twice) owes nothing more.
-    await core.deliverToAgent(claudeCodeSessionKey(input.session_id), moment, budget, 'Claude Code', {
+    const key = claudeCodeSessionKey(input.session_id);
+    const { block } = await core.deliverToAgent(key, moment, budget, 'Claude Code', {
       fresh: input.hook_event_name === 'SessionStart' && input.source === 'startup',
       send: async (text) => io.stdout(text.endsWith('\n') ? text : `${text}\n`),
     });
     await verdicts.save();
+    if (witnessing && pinPaths && said === 0) {
+      const why = await recordWitness({
+        workspace,
+        sessionsIndexPath,
+        code: io.hook!.code,
+        inputsBefore: { ...baseBefore, ...pinsBefore },
+        pins: agentPins.pins,
+        signature: block.signature,
+        empty: block.text === '',
+        key,
+        sessionFile: core.sessions.pathOf(key),
+      }).catch((err: unknown) => `not written: ${(err as Error)?.message ?? String(err)}`);
+      io.hook?.trace?.(`witness ${why}`);
+    } else io.hook?.trace?.('witness not written: this run cannot be witnessed');
     return 0;
   } catch (err) {
     io.stderr(`session-knowledge hook: ${((err as Error)?.message ?? String(err)).split('\n')[0]}\n`);
     return 0;
   }
+}
+
+/** Sessions a witness keeps (the most recent): more sessions of one workspace run the full hook once more each. */
+const WITNESS_SESSIONS = 64;
+
+/**
+ * Writes the hook witness (see hookFast.ts) after a full run that said nothing, when every input's identity is the
+ * same now as before it was read. Answers what it did, for the trace.
+ */
+async function recordWitness(run: {
+  workspace: string;
+  sessionsIndexPath: string;
+  code: string;
+  inputsBefore: Record<string, string>;
+  pins: string[];
+  signature: string;
+  empty: boolean;
+  key: string;
+  sessionFile: string;
+}): Promise<string> {
+  const inputs = snapshot(Object.keys(run.inputsBefore), run.workspace);
+  for (const [path, identity] of Object.entries(inputs)) {
+    if (!witnessable(identity)) return `not written: ${path} is ${identity}`;
+    if (run.inputsBefore[path] !== identity) return `not written: ${path} changed while the hook ran`;
+  }
+  const session = identityOf(run.sessionFile);
+  if (!session.startsWith('file:')) return `not written: the session file is ${session}`;
+  const path = witnessPathOf(run.sessionsIndexPath);
+  const base: Omit<HookWitness, 'sessions'> = {
+    v: WITNESS_VERSION,
+    context: contextKey(run.workspace),
+    code: run.code,
+    ruleset: RULESET_VERSION,
+    inputs,
+    pins: run.pins,
+    signature: run.signature,
+    empty: run.empty,
+  };
+  // Sessions witnessed on the very same inputs are kept; any other witness is replaced.
+  const previous = parseWitness(await readFile(path, 'utf8').catch(() => ''));
+  const same = previous !== null && JSON.stringify({ ...previous, sessions: undefined }) === JSON.stringify({ ...base, sessions: undefined });
+  const sessions = same ? { ...previous.sessions } : {};
+  if (same && sessions[run.key]?.file === run.sessionFile && sessions[run.key]?.identity === session) return 'unchanged';
+  delete sessions[run.key];
+  sessions[run.key] = { file: run.sessionFile, identity: session };
+  const keys = Object.keys(sessions);
+  for (const k of keys.slice(0, Math.max(0, keys.length - WITNESS_SESSIONS))) delete sessions[k];
+  await writeFileAtomic(path, `${JSON.stringify({ ...base, sessions })}\n`);
+  return 'written';
 }
 
 /**

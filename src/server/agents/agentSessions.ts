@@ -7,28 +7,12 @@
  * (`$XDG_STATE_HOME/session-knowledge`, else `~/.local/state/session-knowledge`), one sessions store per
  * workspace, with the same atomic, locked files as the extension's (`SessionStore`). Pure Node, no `vscode`.
  */
-import { homedir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
-import { workspaceKey } from '../store/paths';
 import { VerdictStore } from '../threat/verdictStore';
 import { defaultScan } from '../threat/scanForBlock';
 import type { ThreatFinding } from '../threat/threatScanner';
 import type { ScanFn } from '../delivery/knowledgeBlock';
 
-/** The per-user state folder of agent sessions. `SESSION_KNOWLEDGE_STATE_DIR` overrides it (tests, portable setups). */
-export function agentStateDir(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
-  const override = env.SESSION_KNOWLEDGE_STATE_DIR;
-  if (override && isAbsolute(override)) return override;
-  const xdg = env.XDG_STATE_HOME;
-  // The XDG spec: a relative XDG_STATE_HOME is invalid and must be ignored.
-  const base = xdg && isAbsolute(xdg) ? xdg : join(home, '.local', 'state');
-  return join(base, 'session-knowledge');
-}
-
-/** Where one workspace's agent sessions are kept (the index; session files go beside it). */
-export function agentSessionsPath(workspaceFolder: string, env: NodeJS.ProcessEnv = process.env, home?: string): string {
-  return join(agentStateDir(env, home), 'workspaces', workspaceKey(workspaceFolder), 'sessions.json');
-}
+export { agentStateDir, agentSessionsPath, claudeCodeSessionKey } from './agentPaths';
 
 /** What the agent's session lost or is about to start with. */
 export type AgentMoment =
@@ -38,9 +22,6 @@ export type AgentMoment =
   | 'compact'
   /** A prompt: send the block only when it is owed (first delivery, or pinned content changed). */
   | 'prompt';
-
-/** The session key of a Claude Code session (`claude-code:<session_id>`). */
-export const claudeCodeSessionKey = (sessionId: string): string => `claude-code:${sessionId}`;
 
 /**
  * The scan an agent process uses: the same scanner, with verdicts kept across processes in the state folder by
