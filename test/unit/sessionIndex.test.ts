@@ -101,8 +101,7 @@ test('the index answers what the files say, in this store and in a second one on
   await a.update(keys[2]!, (s) => (s ? { ...s, project_context_pins: ['.knowledge/notes/late.md'] } : undefined));
   await b.sessionIndex.ready();
   assert.deepEqual(b.sessionIndex.pinning('.knowledge/notes/late.md'), [keys[2]]);
-  assert.equal(a.sessionIndex.rebuilds, 1, 'built once, when there was none');
-  assert.equal(b.sessionIndex.rebuilds, 0);
+  assert.equal(a.sessionIndex.rebuilds + b.sessionIndex.rebuilds, 1, 'built once, when there was none (the other store read it)');
 });
 
 test('the panel pages newest first; a session added or removed between pages never shifts the next page', async () => {

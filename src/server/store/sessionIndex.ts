@@ -325,8 +325,11 @@ export class SessionIndex {
    * Brings this process's copy up to date: the first time, loads (or rebuilds) and checks every file; afterwards
    * reads the journal's new lines. In-process calls are serialised.
    */
-  ready(): Promise<void> {
-    const run = () => this.readyNow();
+  ready(options: { checkInBackground?: boolean } = {}): Promise<void> {
+    return this.enqueue(() => this.readyNow(options.checkInBackground === true));
+  }
+
+  private enqueue(run: () => Promise<void>): Promise<void> {
     const p = this.queue.then(run, run);
     this.queue = p.catch(() => undefined);
     return p;
@@ -334,16 +337,19 @@ export class SessionIndex {
 
   /** Checks every session file against its entry again (a claim that found nothing does, before it creates). */
   verifyNow(): Promise<void> {
-    const run = async () => {
-      await this.readyNow();
+    return this.enqueue(async () => {
+      await this.readyNow(false);
       await this.verify();
-    };
-    const p = this.queue.then(run, run);
-    this.queue = p.catch(() => undefined);
-    return p;
+    });
   }
 
-  private async readyNow(): Promise<void> {
+  private checkQueued = false;
+
+  /**
+   * `checkInBackground`: the first use of a process answers from the index as loaded and checks the files after it
+   * (the panel's first page: it reads its sessions' files anyway). Claims, renames and pruning wait for the check.
+   */
+  private async readyNow(checkInBackground: boolean): Promise<void> {
     try {
       if (this.tail === null) {
         await this.load();
@@ -358,8 +364,17 @@ export class SessionIndex {
       this.lastReady = 'rebuilt';
     }
     if (!this.verified) {
-      await this.verify();
-      this.verified = true;
+      if (!checkInBackground) {
+        await this.verify();
+        this.verified = true;
+      } else if (!this.checkQueued) {
+        this.checkQueued = true;
+        void this.enqueue(async () => {
+          if (this.verified) return;
+          await this.verify();
+          this.verified = true;
+        }).finally(() => (this.checkQueued = false));
+      }
     }
     if (this.journalLines > (this.deps.foldAfter ?? Math.max(2000, this.entries.size / 4))) await this.fold();
   }

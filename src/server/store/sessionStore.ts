@@ -23,7 +23,7 @@ import { promises as fs, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { JsonDocument, MalformedDocumentError } from './jsonDocument';
-import { removeDeadTempFiles, withFileLock, writeFileAtomic } from './atomicFile';
+import { removeDeadTempFiles, withFileLock, writeFileAtomic, writeSmallFileAtomic } from './atomicFile';
 import { SessionIndex, decodeCursor, encodeCursor, entryOf, type PageCursor } from './sessionIndex';
 import {
   SESSIONS_SCHEMA_VERSION,
@@ -232,13 +232,13 @@ export class SessionStore {
             return undefined;
           }
           const written: SessionMeta = { ...next, key, lastActivityAt: new Date().toISOString() };
-          await writeFileAtomic(path, serialize(written));
+          await writeSmallFileAtomic(path, serialize(written));
           const stat = statKey(path);
           if (stat) this.cache.set(name, { stat, session: written });
           this.sessionIndex.record({ put: entryOf(written, name, stat, lastActivity(written)) });
           return written;
         },
-        { sweepTemps: false },
+        { sweepTemps: false, link: true },
       );
     return this.enqueue(path, run);
   }
@@ -268,7 +268,7 @@ export class SessionStore {
             this.sessionIndex.record({ del: key, file });
           }
         },
-        { sweepTemps: false },
+        { sweepTemps: false, link: true },
       ),
     );
   }
@@ -282,7 +282,7 @@ export class SessionStore {
    */
   async page(limit: number, cursor?: string): Promise<{ sessions: SessionMeta[]; total: number; next: string | null }> {
     await this.open();
-    await this.sessionIndex.ready();
+    await this.sessionIndex.ready({ checkInBackground: true });
     let after: PageCursor | undefined = cursor ? (decodeCursor(cursor) ?? undefined) : undefined;
     const out: SessionMeta[] = [];
     let gone = 0;
