@@ -3,9 +3,10 @@
  *
  * - `writeFileAtomic`: write to a unique temp file beside the target, fsync, then rename over the target.
  *   A process killed at any point leaves either the old or the new file, never a torn one.
+ *   `writeSmallFileAtomic`: the same without the folder's fsync, for the session files (see there).
  * - `withFileLock`: an advisory lock shared by every process that writes the same file (two VS Code
- *   windows on one workspace run two servers). `O_EXCL` creation of `<file>.lock`; a lock whose owner
- *   process is gone, or that is older than `staleMs`, is broken.
+ *   windows on one workspace run two servers). `O_EXCL` creation of `<file>.lock` (or, with `link`, a symbolic
+ *   link whose target is the owner); a lock whose owner process is gone, or that is older than `staleMs`, is broken.
  */
 import { closeSync, fsync, lstatSync, mkdirSync, openSync, promises as fs, readlinkSync, renameSync, rmSync, symlinkSync, unlinkSync, writeSync, constants as fsConstants } from 'node:fs';
 import { dirname, basename, join } from 'node:path';

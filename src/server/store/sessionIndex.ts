@@ -526,7 +526,9 @@ export class SessionIndex {
     }
     const present = new Set(names);
     const stale: string[] = [];
-    for (const name of names) {
+    for (const [i, name] of names.entries()) {
+      // Yields now and then: the check may run beside the panel's first page, whose reads must not wait for it.
+      if (i % 256 === 255) await new Promise<void>((r) => setImmediate(r));
       const key = this.byFile.get(name);
       const e = key === undefined ? undefined : this.entries.get(key);
       if (!e || e.stat === '' || statKeyOf(join(this.deps.dir, name)) !== e.stat) stale.push(name);

@@ -3,12 +3,17 @@
  * and at 100k. Layout, in the workspace's folder of global storage (see `paths.ts`):
  *
  *   sessions.json            the index: `{ schemaVersion: 2, draftPins, …unknown fields kept }`
+ *   sessions-index.json/.log its secondary indexes (scheduled names, pins, last activity, newest first):
+ *                            `sessionIndex.ts`, one journal line appended with each session write under its lock
  *   sessions/<name>.json     one session (`SessionFileSchema`), `<name>` derived from its key (`sessionFileName`)
  *
- * Guarantees, per file, as for every document of the store (tests: test/unit/sessionStore.test.ts, store.test.ts):
- * - writes are atomic (temp + fsync + rename) and read-modify-write under that file's cross-process lock,
- *   re-reading the file first: two windows writing the same session lose nothing; writing different sessions,
- *   they never wait for each other;
+ * Guarantees, per file, as for every document of the store (tests: test/unit/sessionStore.test.ts, store.test.ts,
+ * sessionIndex.test.ts, crashRecovery.test.ts):
+ * - writes are atomic (temp + fsync + rename: `writeSmallFileAtomic`, without a folder fsync — a power loss may undo
+ *   the last write, never tear it) and read-modify-write under that file's cross-process lock (a link whose target
+ *   is its owner), re-reading the file first (through the stat-keyed cache: an unchanged file is not read again):
+ *   two windows writing the same session lose nothing; writing different sessions, they never wait for each other;
+ * - no hot path lists every session: claims, pin renames, pruning and the panel's pages go through the indexes;
  * - a malformed session file is set aside (`<name>.json.malformed-<time>`), reported with both paths, and the
  *   session reads as unknown; every other session loads; a malformed index is set aside by `JsonDocument`;
  * - unknown fields (a newer version's) are kept on the round trip.
