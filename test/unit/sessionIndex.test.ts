@@ -223,3 +223,20 @@ test('a claim finds a schedule another process created after this one read the i
   assert.deepEqual(await serviceOf(b).claimScheduledRun('ghostly', 'g1', []), { claimed: false, key: 'ghost' }, 'not found in the index: every file is checked before a session is created');
   assert.equal(existsSync(join(sessionsDirOf(index), sessionFileName('ghost'))), true);
 });
+
+test('a journal nobody folds (only agents\' hooks write) is dropped past its limit, and the next reader rebuilds the index', async () => {
+  const index = indexPathOf();
+  const reader = new SessionStore({ indexPath: index });
+  await reader.sessionIndex.ready(); // an index exists
+  reader.sessionIndex.close();
+  const hook = new SessionStore({ indexPath: index, indexMaxJournalBytes: 2_000 });
+  for (let i = 0; i < 30; i++) await hook.update(`h-${i}`, () => meta(`h-${i}`, new Date(Date.parse('2026-06-01T00:00:00Z') + i * 1000).toISOString()));
+  const journal = join(dirname(index), 'sessions-index.log');
+  for (let i = 0; i < 100 && existsSync(join(dirname(index), 'sessions-index.json')); i++) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(existsSync(join(dirname(index), 'sessions-index.json')), false, 'the index was dropped');
+  assert.ok(!existsSync(journal) || readFileSync(journal, 'utf8').length < 2_000, 'and its journal with it');
+  hook.sessionIndex.close();
+  const next = new SessionStore({ indexPath: index });
+  assert.equal((await next.page(100)).sessions.length, 30);
+  assert.equal(next.sessionIndex.rebuilds, 1);
+});

@@ -31,6 +31,8 @@ import { withFileLock, writeFileAtomic } from './atomicFile';
 import type { SessionMeta } from './schemas';
 
 export const SESSION_INDEX_FORMAT = 1;
+/** A journal no reader folded (only agents' hooks write here) is dropped past this size; the next reader rebuilds. */
+export const MAX_JOURNAL_BYTES = 16 * 1024 * 1024;
 
 export interface IndexEntry {
   key: string;
@@ -229,6 +231,8 @@ export interface SessionIndexDeps {
   activityOf: (s: SessionMeta) => number;
   /** Fold the journal into the snapshot past this many lines (default: 2,000 or a quarter of the sessions). */
   foldAfter?: number;
+  /** Drop a journal nobody folds past this size (default `MAX_JOURNAL_BYTES`). */
+  maxJournalBytes?: number;
 }
 
 function statKeyOf(path: string): string | null {
@@ -300,9 +304,36 @@ export class SessionIndex {
       }
       writeSync(this.fd.fd, line);
       // Still the journal? A fold renamed it meanwhile: this line may have missed it; append it to the new one.
-      if (inoOf(this.journalPath) === this.fd.ino) return;
+      let now: { ino: number; size: number } | null = null;
+      try {
+        now = statSync(this.journalPath);
+      } catch {
+        now = null;
+      }
+      if (now?.ino === this.fd.ino) {
+        if (now.size > (this.deps.maxJournalBytes ?? MAX_JOURNAL_BYTES)) void this.dropWhenLarge().catch(() => undefined);
+        return;
+      }
       this.closeJournal();
     }
+  }
+
+  /**
+   * Writers that never read the index (Claude Code's hook, the MCP server, with no VS Code window to fold the
+   * journal) would let it grow without end: past `MAX_JOURNAL_BYTES` the index is dropped, and the next reader
+   * rebuilds it from the session files.
+   */
+  private async dropWhenLarge(): Promise<void> {
+    await withFileLock(this.snapshotPath, async () => {
+      try {
+        if (statSync(this.journalPath).size <= (this.deps.maxJournalBytes ?? MAX_JOURNAL_BYTES)) return;
+      } catch {
+        return;
+      }
+      await fs.rm(this.snapshotPath, { force: true });
+      await fs.rm(this.oldJournalPath, { force: true });
+      await fs.rm(this.journalPath, { force: true });
+    }, { sweepTemps: false });
   }
 
   private closeJournal(): void {

@@ -53,6 +53,8 @@ export interface SessionStoreOptions {
   onMigrateProgress?: (written: number, total: number) => void;
   /** Tests: fold the index's journal into its snapshot past this many lines. */
   indexFoldAfter?: number;
+  /** Tests: drop an index journal nobody folded past this size. */
+  indexMaxJournalBytes?: number;
 }
 
 /** The file name of a session: readable where the key allows it, unique by a hash of the key. */
@@ -122,6 +124,7 @@ export class SessionStore {
       dir: this.dir,
       activityOf: lastActivity,
       ...(options.indexFoldAfter !== undefined ? { foldAfter: options.indexFoldAfter } : {}),
+      ...(options.indexMaxJournalBytes !== undefined ? { maxJournalBytes: options.indexMaxJournalBytes } : {}),
       reindex: (file, key) => this.reindex(file, key),
       read: async (file) => {
         const path = join(this.dir, file);
