@@ -440,9 +440,12 @@ export class SessionIndex {
       st = null;
     }
     const ino = st?.ino ?? null;
+    // Every fold, rebuild or drop changes the snapshot, and frees the old journal's inode only after that: checked
+    // after the journal's stat, a changed snapshot catches a new journal that reuses the old one's inode number.
+    if (statKeyOf(this.snapshotPath) !== tail.snapshot) return this.load();
     if (ino !== tail.ino) {
       // A journal created since (none at load, the snapshot unchanged, no fold under way): read it from its start.
-      const fresh = tail.ino === null && statKeyOf(this.snapshotPath) === tail.snapshot && inoOf(this.oldJournalPath) === null;
+      const fresh = tail.ino === null && inoOf(this.oldJournalPath) === null;
       if (!fresh) return this.load();
       tail.ino = ino;
       tail.offset = 0;

@@ -295,15 +295,15 @@ export class SessionStore {
     const out: SessionMeta[] = [];
     let gone = 0;
     while (out.length < limit) {
-      const keys = this.sessionIndex.newest(limit - out.length, after);
-      if (keys.length === 0) break;
-      const read = await Promise.all(keys.map((k) => this.readFile(this.pathOf(k), k)));
-      keys.forEach((k, i) => {
+      // Where each key sits, taken now: the index may move on while the files are read.
+      const at = this.sessionIndex.newest(limit - out.length, after).map((k) => ({ createdAt: this.sessionIndex.entry(k)!.createdAt, key: k }));
+      if (at.length === 0) break;
+      const read = await Promise.all(at.map((c) => this.readFile(this.pathOf(c.key), c.key)));
+      at.forEach((c, i) => {
         const s = read[i];
         if (s) out.push(s);
         else gone += 1;
-        const e = this.sessionIndex.entry(k)!;
-        after = { createdAt: e.createdAt, key: e.key };
+        after = c;
       });
     }
     // A session the index names but whose file is gone (removed behind its back): indexed again, off this page.
