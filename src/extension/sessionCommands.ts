@@ -4,7 +4,7 @@
  */
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { DeleteSessionRequest, ListSessionsRequest } from '../shared/protocol';
+import { DeleteSessionRequest, ListSessionsPageRequest } from '../shared/protocol';
 import type { KnowledgeMeter } from './meter';
 import { type Scheduler, showScheduledResults } from './scheduler';
 import { confirmSafely } from './knowledgeCommands';
@@ -38,7 +38,8 @@ export function registerSessionCommands(context: vscode.ExtensionContext, deps: 
     vscode.commands.registerCommand('sessionKnowledge.deleteSession', async (key?: string) => {
       let target = typeof key === 'string' ? key : undefined;
       if (!target) {
-        const sessions = await lc.sendRequest(ListSessionsRequest.type);
+        // The newest 500 (one page: never a read of every session file); an older one is deleted by key.
+        const { sessions } = await lc.sendRequest(ListSessionsPageRequest.type, { limit: 500 });
         if (sessions.length === 0) {
           void vscode.window.showInformationMessage('There are no chat sessions yet.');
           return undefined;

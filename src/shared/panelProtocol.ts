@@ -53,6 +53,8 @@ export const PanelParamsSchemas = {
   'state/get': z.object({}).strict(),
   /** Pin/unpin on one session. Answers nothing; a `state` follows. */
   'session/updatePins': z.object({ key: SessionKey, add: PinList.default([]), remove: PinList.default([]) }).strict(),
+  /** The next page of sessions (newest first) after the ones shown: `cursor` is the `sessionsNext` of the state or of the page before. Answers `SessionsMore`. */
+  'sessions/more': z.object({ cursor: z.string().min(1).max(1000) }).strict(),
   /** Pin/unpin on the "next chat" draft. Answers the pins refused, with reasons. */
   'draft/updatePins': z.object({ add: PinList.default([]), remove: PinList.default([]) }).strict(),
   /** The person's memory switch. */
@@ -176,8 +178,11 @@ export interface MemoryPart {
 }
 
 export interface PanelState {
+  /** The first page of sessions, newest first. */
   sessions: SessionView[];
   sessionsTotal: number;
+  /** The cursor of the next page (`sessions/more`); null when every session is shown. */
+  sessionsNext: string | null;
   /** `sessionKnowledge.sessionRetentionDays` (0: every session is kept). */
   sessionRetentionDays: number;
   draftPins: string[];
@@ -200,6 +205,12 @@ export interface MemoryEntryRow {
    * the host so the card never shows a bare id; an id missing here is no longer stored.
    */
   links?: Record<string, string>;
+}
+
+/** A further page of sessions for the panel. */
+export interface SessionsMore {
+  sessions: SessionView[];
+  next: string | null;
 }
 
 export interface MemoryPage {
@@ -256,6 +267,7 @@ export interface ForgetPreview extends ForgetPlan {
 export interface PanelResults {
   'state/get': PanelState;
   'session/updatePins': null;
+  'sessions/more': SessionsMore;
   'draft/updatePins': { refused: { pin: string; reason: string }[] };
   'memory/setOn': null;
   'memory/list': MemoryPage;

@@ -16,6 +16,7 @@ import {
   JudgeFileParamsSchema,
   JudgeTextsParamsSchema,
   ListItemsParamsSchema,
+  ListSessionsPageParamsSchema,
   MarkDeliveredParamsSchema,
   MarkReviewedParamsSchema,
   AcceptRepositoryReviewParamsSchema,
@@ -42,6 +43,7 @@ import {
   type RepositoryReviewsResult,
   type ServerStatus,
   type SessionInfo,
+  type SessionsPage,
   type Stats,
   type UpdateDraftPinsResult,
   type WorkspaceFoldersInfo,
@@ -96,8 +98,14 @@ export const CreateSessionRequest = defineRequest('knowledge/sessions/create', C
 /** Client → server: one session's metadata. */
 export const GetSessionRequest = defineRequest('knowledge/sessions/get', SessionKeyParamsSchema)<SessionInfo>();
 
-/** Client → server: every session of this workspace, newest first. */
+/**
+ * Client → server: every session of this workspace, newest first. Reads every session's file: for the commands that
+ * need them all (the delete picker, scheduled results); the panel pages with `ListSessionsPageRequest`.
+ */
 export const ListSessionsRequest = defineRequest0('knowledge/sessions/list')<SessionInfo[]>();
+
+/** Client → server: one page of sessions, newest first (`limit`, and the `next` cursor of the page before). */
+export const ListSessionsPageRequest = defineRequest('knowledge/sessions/page', ListSessionsPageParamsSchema)<SessionsPage>();
 
 /** Client → server: replace a session's pins. Refuses (and changes nothing) if any pin is a secret or outside. */
 export const SetSessionPinsRequest = defineRequest('knowledge/sessions/setPins', SetSessionPinsParamsSchema)<SessionInfo>();

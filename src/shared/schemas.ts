@@ -259,6 +259,19 @@ export const RenamePinParamsSchema = z.object({ oldId: PinIdSchema, newId: PinId
 export type RenamePinParams = z.infer<typeof RenamePinParamsSchema>;
 
 /** Retention: sessions with no activity for `olderThanDays` days go (0: keep every session). */
+/** One page of sessions, newest first: `cursor` is the `next` of the page before (absent: the first page). */
+export const ListSessionsPageParamsSchema = z
+  .object({ limit: z.number().int().min(1).max(500).default(30), cursor: z.string().min(1).max(1000).optional() })
+  .strict();
+export type ListSessionsPageParams = z.infer<typeof ListSessionsPageParamsSchema>;
+
+/** A page of sessions: `total` of the workspace, `next` the cursor of the following page (null: this is the last). */
+export interface SessionsPage {
+  sessions: SessionInfo[];
+  total: number;
+  next: string | null;
+}
+
 export const PruneSessionsParamsSchema = z.object({ olderThanDays: z.number().int().min(0).max(36_500) }).strict();
 export type PruneSessionsParams = z.infer<typeof PruneSessionsParamsSchema>;
 export const DEFAULT_SESSION_RETENTION_DAYS = 90;

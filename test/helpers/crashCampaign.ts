@@ -15,7 +15,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { KnowledgeCore, sessionsPath } from '../../src/server/knowledgeCore';
-import { sessionsDirOf } from '../../src/server/store/sessionStore';
+import { SessionStore, sessionsDirOf } from '../../src/server/store/sessionStore';
 import { MemoryService, memoryPaths } from '../../src/server/memory/memoryService';
 import type { StoreProblem } from '../../src/shared/schemas';
 import { seededRandom } from './hostile';
@@ -63,6 +63,18 @@ async function readBack(store: StoreUnderTest, d: Dirs): Promise<{ ids: string[]
     await core.load();
     const listed = await core.sessionService.list();
     assert.equal(listed.length, files.length, 'the store loads every session file');
+    // The sessions index (journal lines appended by the killed writers, checked against the files at this first
+    // use) names exactly the sessions on disk, newest first.
+    const paged: string[] = [];
+    for (let cursor: string | undefined, i = 0; i < 10_000; i++) {
+      const page = await core.sessionService.listPage({ limit: 200, ...(cursor ? { cursor } : {}) });
+      paged.push(...page.sessions.map((s) => s.key));
+      if (!page.next) break;
+      cursor = page.next;
+    }
+    assert.deepEqual(paged, listed.map((s) => s.key), 'the index pages every session on disk, newest first');
+    await core.sessions.sessionIndex.ready();
+    assert.deepEqual(core.sessions.sessionIndex.idleBefore(Date.now() + 1).sort(), listed.map((s) => s.key).sort(), 'the index knows every session\'s activity');
     return { ids: listed.map((s) => s.label ?? ''), malformed: [], problems };
   }
   const path = memoryPaths(d.workspace, d.storage).project!;
@@ -107,6 +119,13 @@ export async function runKillCampaign(options: { store: StoreUnderTest; target: 
   const started = Date.now();
   const d = tempWorkspace(`sk-kill-${store}-`);
   mkdirSync(d.storage, { recursive: true });
+  if (store === 'sessions') {
+    // The index exists before the writers start: they append to its journal, and the kills land between a session's
+    // rename and its line too (found by the stat check at the next open).
+    const first = new SessionStore({ indexPath: sessionsPath(d.storage, d.workspace) });
+    await first.sessionIndex.ready();
+    first.sessionIndex.close();
+  }
   const acked = new Set<string>();
   let kills = 0;
   let lockTimeouts = 0;

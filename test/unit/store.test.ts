@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { tempWorkspace } from '../helpers/tempWorkspace';
 import { spawn } from 'node:child_process';
-import { promises as fs, mkdtempSync, readdirSync, readFileSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
+import { promises as fs, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { KnowledgeCore, sessionsPath } from '../../src/server/knowledgeCore';
@@ -111,6 +111,45 @@ test('a lock left by a dead process is broken, not waited on forever', async () 
   assert.equal(value, 42);
   assert.equal(existsSync(`${target}.lock`), false, 'the broken lock is not left behind');
 });
+
+test('the session files\' link lock: a dead owner\'s link is broken; a link and a lock file exclude each other; it holds only while held', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sk-linklock-'));
+  const target = join(dir, 'session.json');
+  const host = (await import('node:os')).hostname();
+  symlinkSync(`999999999@${host}`, `${target}.lock`);
+  assert.equal(await withFileLock(target, async () => 42, { timeoutMs: 5_000, link: true }), 42, 'a link left by a dead process is broken');
+  assert.equal(existsSync(`${target}.lock`) || lstatOrNull(`${target}.lock`) !== null, false, 'and nothing is left behind');
+  // A live owner's lock (a lock file of an older version, or a link): the other kind waits, then times out.
+  writeFileSync(`${target}.lock`, `${process.pid}@${host}`);
+  await assert.rejects(withFileLock(target, async () => 1, { timeoutMs: 300, link: true }), /Timed out/);
+  rmSync(`${target}.lock`);
+  symlinkSync(`${process.pid}@${host}`, `${target}.lock`);
+  await assert.rejects(withFileLock(target, async () => 1, { timeoutMs: 300 }), /Timed out/);
+  rmSync(`${target}.lock`);
+  // Held: a second taker in this process waits for the first to let go.
+  const order: string[] = [];
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((r) => (release = r));
+  const first = withFileLock(target, async () => {
+    order.push('first in');
+    await held;
+    order.push('first out');
+  }, { link: true });
+  await new Promise((r) => setTimeout(r, 20));
+  const second = withFileLock(target, async () => void order.push('second in'), { link: true, timeoutMs: 5_000 });
+  await new Promise((r) => setTimeout(r, 50));
+  release();
+  await Promise.all([first, second]);
+  assert.deepEqual(order, ['first in', 'first out', 'second in']);
+});
+
+function lstatOrNull(path: string): unknown {
+  try {
+    return lstatSync(path);
+  } catch {
+    return null;
+  }
+}
 
 test('fields written by a newer version survive a round trip, and its version number is not lowered', async () => {
   const { workspace, storage } = tempDirs();

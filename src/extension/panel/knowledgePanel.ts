@@ -211,6 +211,7 @@ class KnowledgePanelProvider implements vscode.WebviewViewProvider, vscode.Dispo
         await client.sendRequest(UpdateSessionPinsRequest.type, p);
         return changed(null);
       },
+      'sessions/more': (p) => this.states.moreSessions(p.cursor),
       'draft/updatePins': async (p) => {
         const r = await client.sendRequest(UpdateDraftPinsRequest.type, p);
         return changed({ refused: r.refused });

@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { GetDraftPinsRequest, GetSessionRequest, JudgeFileRequest, ListItemsRequest, ListSessionsRequest, ResolvePendingRequest } from '../../shared/protocol';
+import { GetDraftPinsRequest, GetSessionRequest, JudgeFileRequest, ListItemsRequest, ListSessionsPageRequest, ResolvePendingRequest } from '../../shared/protocol';
 import { MemoryInboxCountRequest, MemoryInboxRequest, MemoryListFlaggedRequest, MemoryListRequest, MemoryReadRequest, MemoryStatusRequest } from '../../shared/memoryProtocol';
 import type { InboxCounts, MemoryEntryView, MemoryFinding } from '../../shared/memorySchemas';
 import type { KnowledgeItem, PendingBlock, SessionInfo } from '../../shared/schemas';
@@ -18,11 +18,12 @@ import {
   type MergeTarget,
   type PanelState,
   type SessionView,
+  type SessionsMore,
   type SpanView,
 } from '../../shared/panelProtocol';
 import type { SeenStore } from './seenStore';
 
-/** Sessions shown (newest first); the rest are counted. Each one costs a resolvePending. */
+/** Sessions per page (newest first); more on demand. Each one costs a resolvePending. */
 export const MAX_SESSIONS = 30;
 const EXCERPT_CONTEXT = 100;
 const MAX_SPANS = 5;
@@ -125,7 +126,7 @@ export class PanelStateBuilder {
     };
     const [items, sessions, draftPins, memory] = await Promise.all([
       guard('notes and plans', this.client.sendRequest(ListItemsRequest.type, {}), [] as KnowledgeItem[]),
-      guard('sessions', this.sessions(), { shown: [] as SessionView[], total: 0 }),
+      guard('sessions', this.sessions(), { shown: [] as SessionView[], total: 0, next: null as string | null }),
       guard('next-chat pins', this.client.sendRequest(GetDraftPinsRequest.type), [] as string[]),
       this.memory(memoryOn),
     ]);
@@ -133,6 +134,7 @@ export class PanelStateBuilder {
     return {
       sessions: sessions.shown,
       sessionsTotal: sessions.total,
+      sessionsNext: sessions.next,
       sessionRetentionDays: this.retentionDays(),
       draftPins,
       items: items.map((i) => ({ id: i.id, kind: i.kind, title: i.title, flagged: i.flaggedRules.length > 0 })),
@@ -143,10 +145,21 @@ export class PanelStateBuilder {
     };
   }
 
-  private async sessions(): Promise<{ shown: SessionView[]; total: number }> {
-    const all = await this.client.sendRequest(ListSessionsRequest.type);
-    const shown = await Promise.all(
-      all.slice(0, MAX_SESSIONS).map(async (info): Promise<SessionView> => {
+  /** The first page of sessions: one page request, the page's sessions only. */
+  private async sessions(): Promise<{ shown: SessionView[]; total: number; next: string | null }> {
+    const page = await this.client.sendRequest(ListSessionsPageRequest.type, { limit: MAX_SESSIONS });
+    return { shown: await this.views(page.sessions), total: page.total, next: page.next };
+  }
+
+  /** The page after `cursor` (the panel's "Show more"). */
+  async moreSessions(cursor: string): Promise<SessionsMore> {
+    const page = await this.client.sendRequest(ListSessionsPageRequest.type, { limit: MAX_SESSIONS, cursor });
+    return { sessions: await this.views(page.sessions), next: page.next };
+  }
+
+  private views(sessions: SessionInfo[]): Promise<SessionView[]> {
+    return Promise.all(
+      sessions.map(async (info): Promise<SessionView> => {
         let pending: PendingBlock | undefined;
         try {
           pending = await this.client.sendRequest(ResolvePendingRequest.type, { key: info.key, budgetTokens: this.budgetTokens() });
@@ -168,7 +181,6 @@ export class PanelStateBuilder {
         };
       }),
     );
-    return { shown, total: all.length };
   }
 
   private async flaggedItems(items: KnowledgeItem[]): Promise<FlaggedItemView[]> {

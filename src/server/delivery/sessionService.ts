@@ -109,8 +109,14 @@ export class SessionService {
     return session;
   }
 
+  /** Every session, newest first: reads every file (not for a hot path: the panel pages with `listPage`). */
   async list(): Promise<SessionMeta[]> {
-    return [...(await this.deps.store.list())].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+    return [...(await this.deps.store.list())].sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.key.localeCompare(a.key));
+  }
+
+  /** One page of sessions, newest first; `cursor` is the `next` of the page before. */
+  async listPage(options: { limit: number; cursor?: string }): Promise<{ sessions: SessionMeta[]; total: number; next: string | null }> {
+    return this.deps.store.page(options.limit, options.cursor);
   }
 
   private async mutate(key: string, fn: (s: SessionMeta) => void): Promise<SessionMeta> {
@@ -273,7 +279,7 @@ export class SessionService {
     // Find-or-create under the index's lock (one window creates the schedule's session); the claim itself is
     // a read-modify-write of that session's file under its own lock.
     await this.deps.store.withIndexLock(async () => {
-      const found = (await this.deps.store.list()).find((s) => s.origin === 'schedule' && s.label === name);
+      const found = await this.findScheduled(name);
       const key = found?.key ?? `sk-${randomUUID()}`;
       await this.deps.store.update(key, (current) => {
         const session: SessionMeta = current
@@ -292,6 +298,24 @@ export class SessionService {
     return outcome!;
   }
 
+  /**
+   * The scheduled session named `name`, through the index (each one it names re-read from its file). Finding none,
+   * every file is checked against the index before the answer is trusted: a second session for one schedule would
+   * let one slot be claimed twice.
+   */
+  private async findScheduled(name: string): Promise<SessionMeta | undefined> {
+    const index = this.deps.store.sessionIndex;
+    for (let pass = 0; pass < 2; pass++) {
+      if (pass === 0) await index.ready();
+      else await index.verifyNow();
+      for (const key of index.scheduled(name)) {
+        const s = await this.deps.store.get(key);
+        if (s && s.origin === 'schedule' && s.label === name) return s;
+      }
+    }
+    return undefined;
+  }
+
   /** Pins follow a rename made in VS Code: every session and the draft. Answers how many pins changed. */
   async renamePin(oldId: string, newId: string): Promise<number> {
     let changed = 0;
@@ -305,10 +329,13 @@ export class SessionService {
     await this.deps.store.updateIndex((doc) => {
       doc.draftPins = swap(doc.draftPins);
     });
-    // Only the sessions that pin it are written (each under its own lock, re-read first).
-    for (const s of await this.deps.store.list()) {
-      if (!s.project_context_pins.some(hit)) continue;
-      await this.deps.store.update(s.key, (current) => (current ? { ...current, project_context_pins: swap(current.project_context_pins) } : undefined));
+    // Only the sessions the index says pin it are written (each under its own lock, re-read first).
+    const index = this.deps.store.sessionIndex;
+    await index.ready();
+    for (const key of index.pinning(oldId)) {
+      await this.deps.store.update(key, (current) =>
+        current && current.project_context_pins.some(hit) ? { ...current, project_context_pins: swap(current.project_context_pins) } : undefined,
+      );
     }
     return changed;
   }
@@ -321,10 +348,11 @@ export class SessionService {
     if (!(days > 0)) return { pruned: [], memoryEntries: 0 };
     const cutoff = now - days * 86_400_000;
     const pruned: string[] = [];
-    for (const s of await this.deps.store.list()) {
-      if (lastActivity(s) >= cutoff) continue;
+    const index = this.deps.store.sessionIndex;
+    await index.ready();
+    for (const key of index.idleBefore(cutoff)) {
       // Re-checked under the session's lock: another window may have just used it.
-      await this.deps.store.update(s.key, (current) => {
+      await this.deps.store.update(key, (current) => {
         if (!current || lastActivity(current) >= cutoff) return undefined;
         pruned.push(current.key);
         return 'delete';

@@ -9,6 +9,7 @@ import {
   CreateSessionRequest,
   DeleteSessionRequest,
   GetSessionRequest,
+  ListSessionsPageRequest,
   ListSessionsRequest,
   MarkDeliveredRequest,
   NotifyCompactedRequest,
@@ -66,6 +67,10 @@ export function registerSessionRoutes(ctx: ServerContext): void {
   route(connection, CreateSessionRequest, async (p) => announce(toSessionInfo(await sessions().create(p))));
   route(connection, GetSessionRequest, async (p) => toSessionInfo(await sessions().get(p.key)));
   route(connection, ListSessionsRequest, async () => (await sessions().list()).map(toSessionInfo));
+  route(connection, ListSessionsPageRequest, async (p) => {
+    const page = await sessions().listPage({ limit: p.limit, ...(p.cursor ? { cursor: p.cursor } : {}) });
+    return { sessions: page.sessions.map(toSessionInfo), total: page.total, next: page.next };
+  });
   route(connection, SetSessionPinsRequest, async (p) => announce(toSessionInfo(await sessions().setPins(p.key, p.pins))));
   route(connection, UpdateSessionPinsRequest, async (p) => announce(toSessionInfo(await sessions().updatePins(p.key, p.add, p.remove))));
   route(connection, SetPinnedMessagesRequest, async (p) => announce(toSessionInfo(await sessions().setPinnedMessages(p.key, p.messages))));

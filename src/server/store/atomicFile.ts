@@ -3,11 +3,12 @@
  *
  * - `writeFileAtomic`: write to a unique temp file beside the target, fsync, then rename over the target.
  *   A process killed at any point leaves either the old or the new file, never a torn one.
+ *   `writeSmallFileAtomic`: the same without the folder's fsync, for the session files (see there).
  * - `withFileLock`: an advisory lock shared by every process that writes the same file (two VS Code
- *   windows on one workspace run two servers). `O_EXCL` creation of `<file>.lock`; a lock whose owner
- *   process is gone, or that is older than `staleMs`, is broken.
+ *   windows on one workspace run two servers). `O_EXCL` creation of `<file>.lock` (or, with `link`, a symbolic
+ *   link whose target is the owner); a lock whose owner process is gone, or that is older than `staleMs`, is broken.
  */
-import { promises as fs, constants as fsConstants } from 'node:fs';
+import { closeSync, fsync, lstatSync, mkdirSync, openSync, promises as fs, readlinkSync, renameSync, rmSync, symlinkSync, unlinkSync, writeSync, constants as fsConstants } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -44,6 +45,41 @@ export async function writeFileAtomic(path: string, data: string, options: { mod
   await syncDirectory(dirname(path));
 }
 
+/**
+ * The session store's write of one small file: temp + fsync + rename, and nothing else. The small steps are
+ * synchronous system calls (each microseconds; a thread-pool round trip costs more than the call), only the fsync
+ * leaves the event loop. Unlike `writeFileAtomic`, the folder is not fsynced after the rename: a kill -9 after
+ * the rename keeps the new file (the rename is in the kernel), and a power loss leaves the old or the new file,
+ * never a torn one — the guarantee the store gives; only the last acknowledged write may be undone by a power
+ * loss, which for a session means a block sent again. The folder must exist (created on the first ENOENT).
+ */
+export async function writeSmallFileAtomic(path: string, data: string, mode = 0o600): Promise<void> {
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  let fd: number;
+  try {
+    fd = openSync(tmp, 'wx', mode);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    mkdirSync(dirname(path), { recursive: true });
+    fd = openSync(tmp, 'wx', mode);
+  }
+  try {
+    writeSync(fd, data);
+    await new Promise<void>((resolve, reject) => fsync(fd, (err) => (err ? reject(err) : resolve())));
+  } catch (err) {
+    closeSync(fd);
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+  closeSync(fd);
+  try {
+    renameSync(tmp, path);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+}
+
 async function syncDirectory(dir: string): Promise<void> {
   // Makes the rename itself durable. Not every platform lets a directory be opened; that is fine.
   try {
@@ -73,6 +109,12 @@ export interface LockOptions {
    * folder above it is a link, or leaves that folder (`LinkedPathError`), so nothing is created outside.
    */
   confineTo?: string;
+  /**
+   * The lock is a symbolic link whose target is its owner (`pid@host`): one system call to take, one to release, and
+   * never empty. For the store's own files in global storage (the session files); where links cannot be made
+   * (Windows without the privilege) it falls back to the lock file. Both kinds exclude each other (same name).
+   */
+  link?: boolean;
 }
 
 export class LockTimeoutError extends Error {
@@ -123,12 +165,22 @@ async function createLockFile(lockPath: string, owner: string): Promise<void> {
 /** An empty lock (left by an older version killed between create and write) is abandoned after this long. */
 const EMPTY_LOCK_MS = 1_000;
 
+/** A lock's owner: a link's target, or a lock file's content. */
+async function lockOwner(path: string): Promise<string> {
+  try {
+    return readlinkSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EINVAL') throw err;
+    return fs.readFile(path, 'utf8'); // a lock file (not a link)
+  }
+}
+
 async function tryBreakStaleLock(lockPath: string, staleMs: number): Promise<void> {
   let content: string;
   let mtimeMs: number;
   try {
-    content = await fs.readFile(lockPath, 'utf8');
-    mtimeMs = (await fs.stat(lockPath)).mtimeMs;
+    content = await lockOwner(lockPath);
+    mtimeMs = lstatSync(lockPath).mtimeMs;
   } catch {
     return; // released meanwhile
   }
@@ -141,7 +193,7 @@ async function tryBreakStaleLock(lockPath: string, staleMs: number): Promise<voi
     const grave = `${lockPath}.${process.pid}.${randomBytes(4).toString('hex')}.stale`;
     try {
       await fs.rename(lockPath, grave);
-      const again = await fs.readFile(grave, 'utf8');
+      const again = await lockOwner(grave);
       if (again !== content) {
         // Someone took the lock between our read and rename: give it back.
         await fs.rename(grave, lockPath).catch(() => undefined);
@@ -167,11 +219,30 @@ export async function withFileLock<T>(path: string, fn: () => Promise<T>, option
   const staleMs = options.staleMs ?? 15_000;
   const deadline = Date.now() + timeoutMs;
   if (options.confineTo !== undefined) await assertConfined(options.confineTo, path);
-  await fs.mkdir(dirname(path), { recursive: true });
+  const owner = `${process.pid}@${hostTag()}`;
+  let link = options.link === true;
+  if (!link) await fs.mkdir(dirname(path), { recursive: true });
   let delay = 2;
   for (;;) {
     try {
-      await createLockFile(lockPath, `${process.pid}@${hostTag()}`);
+      if (link) {
+        try {
+          symlinkSync(owner, lockPath);
+        } catch (err) {
+          const code = (err as NodeJS.ErrnoException).code;
+          if (code === 'ENOENT') {
+            mkdirSync(dirname(path), { recursive: true });
+            continue;
+          }
+          if (code === 'EPERM' || code === 'ENOTSUP' || code === 'ENOSYS') {
+            link = false; // no links here: the lock file
+            continue;
+          }
+          throw err;
+        }
+      } else {
+        await createLockFile(lockPath, owner);
+      }
       break;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
@@ -185,7 +256,13 @@ export async function withFileLock<T>(path: string, fn: () => Promise<T>, option
     if (options.sweepTemps !== false) await removeStaleTempFiles(path);
     return await fn();
   } finally {
-    await fs.rm(lockPath, { force: true });
+    if (link) {
+      try {
+        unlinkSync(lockPath);
+      } catch {
+        /* broken as stale by another process: nothing of ours to remove */
+      }
+    } else await fs.rm(lockPath, { force: true });
   }
 }
 

@@ -3,12 +3,17 @@
  * and at 100k. Layout, in the workspace's folder of global storage (see `paths.ts`):
  *
  *   sessions.json            the index: `{ schemaVersion: 2, draftPins, …unknown fields kept }`
+ *   sessions-index.json/.log its secondary indexes (scheduled names, pins, last activity, newest first):
+ *                            `sessionIndex.ts`, one journal line appended with each session write under its lock
  *   sessions/<name>.json     one session (`SessionFileSchema`), `<name>` derived from its key (`sessionFileName`)
  *
- * Guarantees, per file, as for every document of the store (tests: test/unit/sessionStore.test.ts, store.test.ts):
- * - writes are atomic (temp + fsync + rename) and read-modify-write under that file's cross-process lock,
- *   re-reading the file first: two windows writing the same session lose nothing; writing different sessions,
- *   they never wait for each other;
+ * Guarantees, per file, as for every document of the store (tests: test/unit/sessionStore.test.ts, store.test.ts,
+ * sessionIndex.test.ts, crashRecovery.test.ts):
+ * - writes are atomic (temp + fsync + rename: `writeSmallFileAtomic`, without a folder fsync — a power loss may undo
+ *   the last write, never tear it) and read-modify-write under that file's cross-process lock (a link whose target
+ *   is its owner), re-reading the file first (through the stat-keyed cache: an unchanged file is not read again):
+ *   two windows writing the same session lose nothing; writing different sessions, they never wait for each other;
+ * - no hot path lists every session: claims, pin renames, pruning and the panel's pages go through the indexes;
  * - a malformed session file is set aside (`<name>.json.malformed-<time>`), reported with both paths, and the
  *   session reads as unknown; every other session loads; a malformed index is set aside by `JsonDocument`;
  * - unknown fields (a newer version's) are kept on the round trip.
@@ -23,7 +28,8 @@ import { promises as fs, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { JsonDocument, MalformedDocumentError } from './jsonDocument';
-import { removeDeadTempFiles, withFileLock, writeFileAtomic } from './atomicFile';
+import { removeDeadTempFiles, withFileLock, writeFileAtomic, writeSmallFileAtomic } from './atomicFile';
+import { SessionIndex, decodeCursor, encodeCursor, entryOf, type PageCursor } from './sessionIndex';
 import {
   SESSIONS_SCHEMA_VERSION,
   SESSION_FILE_SCHEMA_VERSION,
@@ -45,6 +51,10 @@ export interface SessionStoreOptions {
   onProblem?: (problem: StoreProblem) => void;
   /** Tests: called after each session file the migration writes (a test kills the process here). */
   onMigrateProgress?: (written: number, total: number) => void;
+  /** Tests: fold the index's journal into its snapshot past this many lines. */
+  indexFoldAfter?: number;
+  /** Tests: drop an index journal nobody folded past this size. */
+  indexMaxJournalBytes?: number;
 }
 
 /** The file name of a session: readable where the key allows it, unique by a hash of the key. */
@@ -85,6 +95,8 @@ export type SessionUpdate = (current: SessionMeta | undefined) => SessionMeta | 
 
 export class SessionStore {
   readonly index: JsonDocument<SessionsIndex>;
+  /** The secondary indexes (scheduled names, pins, last activity, newest first): `sessionIndex.ts`. */
+  readonly sessionIndex: SessionIndex;
   readonly dir: string;
   private opened: Promise<void> | null = null;
   /** Per-file queues: this process's own writes of one session, in order (the file lock orders processes). */
@@ -106,6 +118,21 @@ export class SessionStore {
       defaults: sessionsIndexDefaults,
       migrations: sessionsMigrations,
       onProblem: options.onProblem,
+    });
+    this.sessionIndex = new SessionIndex({
+      indexPath: options.indexPath,
+      dir: this.dir,
+      activityOf: lastActivity,
+      ...(options.indexFoldAfter !== undefined ? { foldAfter: options.indexFoldAfter } : {}),
+      ...(options.indexMaxJournalBytes !== undefined ? { maxJournalBytes: options.indexMaxJournalBytes } : {}),
+      reindex: (file, key) => this.reindex(file, key),
+      read: async (file) => {
+        const path = join(this.dir, file);
+        const session = await this.readFile(path, undefined);
+        // A file under another session's name (copied by hand) is not that session: `get` would not find it either.
+        if (!session || sessionFileName(session.key) !== file) return undefined;
+        return { session, stat: this.cache.get(file)?.stat ?? statKey(path) };
+      },
     });
   }
 
@@ -205,19 +232,27 @@ export class SessionStore {
           const current = await this.readFile(path, key);
           const next = fn(current);
           if (next === undefined) return current === undefined ? undefined : current;
+          const name = basename(path);
           if (next === 'delete') {
             await fs.rm(path, { force: true });
-            this.cache.delete(basename(path));
+            this.cache.delete(name);
+            this.sessionIndex.record({ del: key, file: name });
             return undefined;
           }
           const written: SessionMeta = { ...next, key, lastActivityAt: new Date().toISOString() };
-          await writeFileAtomic(path, serialize(written));
+          await writeSmallFileAtomic(path, serialize(written));
           const stat = statKey(path);
-          if (stat) this.cache.set(basename(path), { stat, session: written });
+          if (stat) this.cache.set(name, { stat, session: written });
+          this.sessionIndex.record({ put: entryOf(written, name, stat, lastActivity(written)) });
           return written;
         },
-        { sweepTemps: false },
+        { sweepTemps: false, link: true },
       );
+    return this.enqueue(path, run);
+  }
+
+  /** This process's writes of one file, in order (the file lock orders processes). */
+  private enqueue<T>(path: string, run: () => Promise<T>): Promise<T> {
     const queued = (this.queues.get(path) ?? Promise.resolve()).then(run, run);
     const tail = queued.catch(() => undefined);
     this.queues.set(path, tail);
@@ -225,6 +260,56 @@ export class SessionStore {
       if (this.queues.get(path) === tail) this.queues.delete(path);
     });
     return queued;
+  }
+
+  /** Indexes one session file again from what is on disk now, under its lock (the index found it changed behind its back). */
+  private reindex(file: string, key: string | undefined): Promise<void> {
+    const path = join(this.dir, file);
+    return this.enqueue(path, () =>
+      withFileLock(
+        path,
+        async () => {
+          const session = await this.readFile(path, undefined);
+          if (session && sessionFileName(session.key) === file) {
+            this.sessionIndex.record({ put: entryOf(session, file, this.cache.get(file)?.stat ?? statKey(path), lastActivity(session)) });
+          } else if (key !== undefined) {
+            this.sessionIndex.record({ del: key, file });
+          }
+        },
+        { sweepTemps: false, link: true },
+      ),
+    );
+  }
+
+  // ---- pages ----------------------------------------------------------------------------------------------
+
+  /**
+   * Sessions newest first (createdAt, then key), `limit` at a time. `cursor`: the `next` of the page before; a
+   * session created between two pages never shifts the next one (it sorts before the cursor). Reads only the
+   * page's files.
+   */
+  async page(limit: number, cursor?: string): Promise<{ sessions: SessionMeta[]; total: number; next: string | null }> {
+    await this.open();
+    await this.sessionIndex.ready({ checkInBackground: true });
+    let after: PageCursor | undefined = cursor ? (decodeCursor(cursor) ?? undefined) : undefined;
+    const out: SessionMeta[] = [];
+    let gone = 0;
+    while (out.length < limit) {
+      // Where each key sits, taken now: the index may move on while the files are read.
+      const at = this.sessionIndex.newest(limit - out.length, after).map((k) => ({ createdAt: this.sessionIndex.entry(k)!.createdAt, key: k }));
+      if (at.length === 0) break;
+      const read = await Promise.all(at.map((c) => this.readFile(this.pathOf(c.key), c.key)));
+      at.forEach((c, i) => {
+        const s = read[i];
+        if (s) out.push(s);
+        else gone += 1;
+        after = c;
+      });
+    }
+    // A session the index names but whose file is gone (removed behind its back): indexed again, off this page.
+    if (gone > 0) void this.sessionIndex.verifyNow().catch(() => undefined);
+    const more = after !== undefined && this.sessionIndex.newest(1, after).length > 0;
+    return { sessions: out, total: this.sessionIndex.size - gone, next: more && after ? encodeCursor(after) : null };
   }
 
   // ---- every session ------------------------------------------------------------------------------------
