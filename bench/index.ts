@@ -12,6 +12,7 @@ import { runDistillBench } from './distill';
 import { runPanelBench } from './panel';
 import { runActivationBench } from './activation';
 import { runReliabilityBench } from './reliability';
+import { runBundlesBench } from './bundles';
 import { runMultiRootBench } from './multiRoot';
 
 async function main(): Promise<void> {
@@ -31,6 +32,7 @@ async function main(): Promise<void> {
   await runPanelBench();
   await runActivationBench();
   await runReliabilityBench();
+  await runBundlesBench();
 }
 
 void main();
