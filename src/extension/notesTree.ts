@@ -4,7 +4,7 @@
  * workspace of several folders, every folder's, each item naming its folder.
  */
 import * as vscode from 'vscode';
-import type { KnowledgeItem, KnowledgeKind, PendingBlock } from '../shared/schemas';
+import { UNJUDGED_RULE, type KnowledgeItem, type KnowledgeKind, type PendingBlock } from '../shared/schemas';
 import { itemMark, type KnownPins } from './meter';
 
 type GroupKind = KnowledgeKind | 'draft' | 'session' | 'agents';
@@ -174,7 +174,12 @@ export class NotesTreeProvider implements vscode.TreeDataProvider<TreeNode> {
     t.resourceUri = vscode.Uri.file(item.path);
     const flagged = item.flaggedRules.length > 0;
     t.description = `${this.shortPath(item.id, item.folder)}${node.pinned ? ' · pinned' : ''}${node.agentPinned ? ' · all agents' : ''}${flagged ? ' · withheld' : ''}`;
-    t.tooltip = flagged
+    const unjudged = item.flaggedRules.includes(UNJUDGED_RULE);
+    t.tooltip = unjudged
+      ? new vscode.MarkdownString().appendText(
+          `Withheld from the agent — not judged: the threat scanner could not run (its model file is missing or damaged; the Session Knowledge output names it). Reinstall or rebuild the extension to restore it.\n${item.id}`,
+        )
+      : flagged
       ? new vscode.MarkdownString().appendText(
           `Withheld from the agent — reads as an instruction (${item.flaggedRules.join(', ')}).\n${item.repositoryReviewedBy !== undefined ? `Reviewed by ${item.repositoryReviewedBy} in the repository — not accepted by you. Open it to accept that review, or run Accept the Repository's Reviews….` : 'Open it to see what matched; mark it reviewed if it is intended.'}\n${item.id}`,
         )

@@ -10,7 +10,7 @@ import { MemoryService, type ProjectFolder } from './memory/memoryService';
 export { sessionsPath };
 import { SessionStore } from './store/sessionStore';
 import { createKnowledgeFile } from './notes/noteIndex';
-import type { KnowledgeItem, KnowledgeKind, Stats, StoreProblem, UpdateDraftPinsResult } from '../shared/schemas';
+import { UNJUDGED_RULE, type KnowledgeItem, type KnowledgeKind, type Stats, type StoreProblem, type UpdateDraftPinsResult } from '../shared/schemas';
 import type { FolderSpec } from '../shared/workspaceFolders';
 import { SessionService } from './delivery/sessionService';
 import { PinnedFileReader, type ScanFn } from './delivery/knowledgeBlock';
@@ -61,7 +61,7 @@ export interface CoreOptions {
 export const DEFAULT_BUDGET_TOKENS = 8000;
 
 /** The rule an item is listed under when the scanner could not judge it: withheld, like a finding, until it is judged. */
-export const UNJUDGED = 'scanner.unjudged';
+export const UNJUDGED = UNJUDGED_RULE;
 
 export class KnowledgeCore {
   /** Every folder of the workspace with its notes, reviews and agent pins. */

@@ -5,6 +5,9 @@
 import { z } from 'zod';
 
 /** A workspace folder as the server knows it: the name its ids start with (several folders), and its absolute path. */
+/** The rule an item is listed under when the scanner could not judge it (its model file missing or damaged): withheld, like a finding, until it is judged. */
+export const UNJUDGED_RULE = 'scanner.unjudged';
+
 export const WorkspaceFolderSchema = z.object({
   name: z.string().min(1).max(200),
   path: z.string().min(1),
