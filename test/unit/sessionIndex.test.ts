@@ -240,3 +240,20 @@ test('a journal nobody folds (only agents\' hooks write) is dropped past its lim
   assert.equal((await next.page(100)).sessions.length, 30);
   assert.equal(next.sessionIndex.rebuilds, 1);
 });
+
+test('a store of the old single-file format: retention, a claim or a rename that comes first waits for the split, and the panel then lists the session', async () => {
+  for (const first of ['prune', 'claim', 'rename'] as const) {
+    const index = indexPathOf();
+    const now = new Date().toISOString();
+    // The old format: every session inside sessions.json (the store splits it into files when it opens).
+    writeFileSync(index, JSON.stringify({ schemaVersion: 1, draftPins: [], sessions: { legacy: { ...meta('legacy', now), project_context_pins: ['.knowledge/notes/a.md'] } } }, null, 2));
+    const store = new SessionStore({ indexPath: index });
+    const service = serviceOf(store);
+    if (first === 'prune') await service.prune(90);
+    else if (first === 'claim') await service.claimScheduledRun('nightly', 'slot-1', []);
+    else await service.renamePin('.knowledge/notes/b.md', '.knowledge/notes/c.md');
+    const page = await store.page(30);
+    assert.ok(page.sessions.some((s) => s.key === 'legacy'), `after a ${first} first, the split session is on the panel's first page`);
+    assert.deepEqual(store.sessionIndex.pinning('.knowledge/notes/a.md'), ['legacy'], `after a ${first} first, the index knows its pins`);
+  }
+});

@@ -305,6 +305,7 @@ export class SessionService {
    */
   private async findScheduled(name: string): Promise<SessionMeta | undefined> {
     const index = this.deps.store.sessionIndex;
+    await this.deps.store.open(); // an old single-file store is split first: the index is built from the split files
     for (let pass = 0; pass < 2; pass++) {
       if (pass === 0) await index.ready();
       else await index.verifyNow();
@@ -331,6 +332,7 @@ export class SessionService {
     });
     // Only the sessions the index says pin it are written (each under its own lock, re-read first).
     const index = this.deps.store.sessionIndex;
+    await this.deps.store.open();
     await index.ready();
     for (const key of index.pinning(oldId)) {
       await this.deps.store.update(key, (current) =>
@@ -349,6 +351,7 @@ export class SessionService {
     const cutoff = now - days * 86_400_000;
     const pruned: string[] = [];
     const index = this.deps.store.sessionIndex;
+    await this.deps.store.open();
     await index.ready();
     for (const key of index.idleBefore(cutoff)) {
       // Re-checked under the session's lock: another window may have just used it.
