@@ -53,10 +53,16 @@ function prepareWorkspace(scratch) {
   return workspace;
 }
 
-function writeSession(userDataDir, workspace) {
+function writeSession(userDataDir, workspace, extra = 0) {
   const file = sessionsFile(userDataDir, workspace);
   mkdirSync(dirname(file), { recursive: true });
   const now = new Date().toISOString();
+  // `extra` more sessions, one a minute older than the next (newest first: many-0, many-1, …), after the panel's one.
+  const many = Object.fromEntries(Array.from({ length: extra }, (_, i) => {
+    const key = `many-${String(i).padStart(2, '0')}`;
+    const createdAt = new Date(Date.now() - (i + 1) * 60_000).toISOString();
+    return [key, { key, createdAt, label: `Older session ${i}`, origin: 'api', project_context_pins: [], knowledge_context_delivered: null, deliveredAt: null, pinned_messages: [], results: [] }];
+  }));
   // The old single-file format on purpose: the server migrates it when it opens the store.
   writeFileSync(file, JSON.stringify({
     schemaVersion: 1,
@@ -67,18 +73,19 @@ function writeSession(userDataDir, workspace) {
         project_context_pins: ['.knowledge/notes/welcome.md', '.knowledge/notes/deploy.md', '.knowledge/notes/markup.md'],
         knowledge_context_delivered: null, deliveredAt: null, pinned_messages: [], results: [],
       },
+      ...many,
     },
   }, null, 2));
   return file;
 }
 
 /** Starts code-server + Chromium on a prepared workspace; collects dialogs and console lines of every frame. */
-async function openWorkbench({ flag, theme }) {
+async function openWorkbench({ flag, theme, extraSessions = 0 }) {
   const scratch = tempDir('sk-ui-panel-');
   const workspace = prepareWorkspace(scratch);
   const userDataDir = join(scratch, 'user-data');
   writeUserSettings(userDataDir, { ...QUIET_SETTINGS, 'workbench.colorTheme': theme });
-  const sessions = writeSession(userDataDir, workspace);
+  const sessions = writeSession(userDataDir, workspace, extraSessions);
   const env = { SESSION_KNOWLEDGE_STATE_DIR: join(scratch, 'state'), ...(flag ? { SESSION_KNOWLEDGE_MEMORY_ENABLE: '1' } : {}) };
   const server = await startCodeServer({ folder: workspace, userDataDir, env });
   const browser = await launchBrowser();
@@ -311,3 +318,26 @@ for (const { name, theme } of [
     }
   });
 }
+
+test('many sessions: the 30 newest show first, newest first; Show more brings the rest, once each, in order', { timeout: 300_000 }, async () => {
+  const w = await openWorkbench({ flag: true, theme: 'Default Dark Modern', extraSessions: 44 });
+  const { page } = w;
+  try {
+    const frame = await openPanel(page);
+    const cards = frame.locator('#section-sessions article.session[data-key]');
+    await frame.locator(`article.session[data-key="${SESSION_KEY}"]`).waitFor({ timeout: 30_000 });
+    const keys = async () => cards.evaluateAll((els) => els.map((e) => e.getAttribute('data-key')));
+    const expected = [SESSION_KEY, ...Array.from({ length: 44 }, (_, i) => `many-${String(i).padStart(2, '0')}`)];
+    assert.deepEqual(await keys(), expected.slice(0, 30), 'the first page: the 30 newest, newest first');
+    const more = frame.locator('[data-action="sessions-more"]');
+    await more.click();
+    await waitFor(async () => (await keys()).length === 45, { message: 'the rest of the sessions after Show more' });
+    assert.deepEqual(await keys(), expected, 'every session once, in order');
+    assert.equal(await more.count(), 0, 'nothing more to show');
+  } catch (e) {
+    await page.screenshot({ path: join(resultsDir, 'panel-sessions-more-FAILED.png') }).catch(() => {});
+    throw e;
+  } finally {
+    await w.close();
+  }
+});
