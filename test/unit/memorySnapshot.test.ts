@@ -357,3 +357,34 @@ test('the entry schema is pinned to ENTRY_PARSE_VERSION: change what a line pars
   const shape = createHash('sha256').update(JSON.stringify(z.toJSONSchema(StoredEntrySchema, { io: 'input', unrepresentable: 'any' }))).digest('hex');
   assert.deepEqual({ ENTRY_PARSE_VERSION, shape }, { ENTRY_PARSE_VERSION: 1, shape: 'aaad608d4ac4fc20b0a190f3d618875760ae689bb3f21033977371d46b6a9ff8' });
 });
+
+test('an edit in place in the middle that a running reader never saw (it read only the appended tail) is not written into a snapshot a later start trusts', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'sk-snap-inplace-'));
+  const dir = join(root, 'ws', '.knowledge');
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, 'memory.jsonl');
+  const snapshots = join(root, 'global', 'snapshots');
+  const spec = (snap = true): JsonlScopeSpec => ({ source: 'memory:project', path, scope: 'project', ...(snap ? { snapshotPath: snapshotPathFor(snapshots, 'project', path) } : {}) }) as JsonlScopeSpec;
+  const AT = '2026-01-01T00:00:00.000Z';
+  const line = (i: number, trust: string) => `{"id":"mem_${i}","type":"fact","title":"Entry ${i}","body":"${'x'.repeat(400)}","tags":[],"provenance":{"sourceKind":"agent","identity":"agent","at":"${AT}"},"trust":${trust},"createdAt":"${AT}","updatedAt":"${AT}"}`;
+  writeFileSync(path, `${Array.from({ length: 600 }, (_, i) => line(i, i === 300 ? '{"state":"approved"}' : '{"state":"pending"}')).join('\n')}\n`);
+  const state = (f: JsonlScopeFile) => (f.current as unknown as { entries: StoredEntry[] }).entries.find((e) => e.id === 'mem_300')!.trust.state;
+  const running = new JsonlScopeFile(spec());
+  await running.read();
+  assert.equal(state(running), 'approved');
+  // The approval revoked in place (same length, same inode, as an editor saves) and one line appended.
+  const { openSync, writeSync, closeSync } = await import('node:fs');
+  const text = readFileSync(path, 'utf8').replace('"trust":{"state":"approved"}', '"trust":{"state":"pending" }') + `${line(600, '{"state":"pending"}')}\n`;
+  const fd = openSync(path, 'r+');
+  writeSync(fd, text, 0, 'utf8');
+  closeSync(fd);
+  await new Promise((r) => setTimeout(r, 2_200)); // past the racy window: the stat alone would be trusted
+  await running.read(); // catches up on the appended line only
+  await running.flushSnapshot();
+  const restarted = new JsonlScopeFile(spec());
+  await restarted.read();
+  const parsed = new JsonlScopeFile(spec(false));
+  await parsed.read();
+  assert.equal(state(parsed), 'pending');
+  assert.equal(state(restarted), 'pending', 'a start reads what the file holds, not what a reader believed');
+});

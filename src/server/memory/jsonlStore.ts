@@ -624,14 +624,18 @@ export class JsonlScopeFile {
     const full = this.contentHash.copy().digest('hex');
     const input = { path: this.spec.path, scope: this.spec.scope, lines: [...this.rawLines], endsWithNewline: this.endsWithNewline, entries: this.snapshot.entries };
     let key: SnapshotKey = { stat: known.key, size: known.size, takenAt: known.takenAt, changedAt: known.changedAt, head: sha256(this.head), tail: sha256(known.tail), full };
+    // What this process believes the file holds may have been learned by reading only an appended tail (a catch-up
+    // checks the ends, not the middle): a snapshot is written only of content the file really holds now, confirmed
+    // byte for byte, with its stat unchanged across the read. Otherwise a middle edit this process never saw (an
+    // approval revoked in place) would be kept and trusted by every later start.
+    const t0 = Date.now();
+    const before = statFile(this.spec.path);
+    if (before.key !== known.key) return;
+    const bytes = await fs.readFile(this.spec.path);
+    if (sha256(bytes) !== full || statFile(this.spec.path).key !== known.key) return;
     if (key.changedAt + this.racyMs > key.takenAt) {
-      // Racily clean: when the file has been quiet long enough, confirm the content now so that a start may trust the stat.
-      const t0 = Date.now();
-      const stat = statFile(this.spec.path);
-      if (stat.key === known.key && (stat.changedAt ?? 0) + this.racyMs <= t0) {
-        const bytes = await fs.readFile(this.spec.path);
-        if (sha256(bytes) === full) key = { ...key, takenAt: t0 };
-      }
+      // Racily clean: when the file has been quiet long enough, the content confirmed above lets a start trust the stat.
+      if ((before.changedAt ?? 0) + this.racyMs <= t0) key = { ...key, takenAt: t0 };
       // Not yet: written as it is (a start hashes the whole file), and confirmed once more a little later.
       if (key.changedAt + this.racyMs > key.takenAt && this.known === known && Number.isFinite(this.racyMs)) this.scheduleSnapshot(this.racyMs);
     }
