@@ -257,3 +257,27 @@ test('a store of the old single-file format: retention, a claim or a rename that
     assert.deepEqual(store.sessionIndex.pinning('.knowledge/notes/a.md'), ['legacy'], `after a ${first} first, the index knows its pins`);
   }
 });
+
+test('sessions an older version puts back into sessions.json while this store runs are split and seen: one claim per slot, renames follow, the panel lists them', async () => {
+  const index = indexPathOf();
+  const legacy = (sessions: Record<string, SessionMeta>) => writeFileSync(index, JSON.stringify({ schemaVersion: 1, draftPins: [], sessions }));
+  const old = '2026-01-01T00:00:00.000Z';
+  const k1 = meta('K1', old, { origin: 'schedule', label: 'nightly', lastScheduledSlot: 'S1' } as Partial<SessionMeta>);
+  const p1 = meta('P1', old, { project_context_pins: ['docs/old/p.md'] });
+  const a = new SessionStore({ indexPath: index });
+  const aService = serviceOf(a);
+  await a.open();
+  await a.sessionIndex.ready(); // window A runs, its index built and checked
+  legacy({ K1: k1 }); // an older version (a window, a hook) writes the single-file store
+  const claimA = await aService.claimScheduledRun('nightly', 'S2', []);
+  assert.deepEqual([claimA.claimed, claimA.key], [true, 'K1'], 'A splits and finds the schedule instead of making a second one');
+  legacy({ P1: p1 }); // again, with a chat session
+  const c = new SessionStore({ indexPath: index });
+  await c.open(); // window C opens and splits it
+  assert.equal((await serviceOf(c).claimScheduledRun('nightly', 'S2', [])).claimed, false, 'the slot is claimed once');
+  assert.equal(await aService.renamePin('docs/old', 'docs/new'), 1);
+  assert.deepEqual((await a.get('P1'))?.project_context_pins, ['docs/new/p.md'], 'the rename in A reaches the session C split');
+  assert.deepEqual((await a.page(10)).sessions.map((s) => s.key).sort(), ['K1', 'P1'], 'A\'s panel lists both');
+  a.sessionIndex.close();
+  c.sessionIndex.close();
+});

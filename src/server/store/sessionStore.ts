@@ -146,6 +146,12 @@ export class SessionStore {
 
   /** Migrates (when needed), sweeps crash leftovers, loads the index. Once per store; later calls wait for the first. */
   open(): Promise<void> {
+    if (this.opened && this.splitCheckedAt !== null && statKey(this.options.indexPath) !== this.splitCheckedAt) {
+      // sessions.json changed since this store last looked: an older version (a window, a hook) may have put sessions
+      // back into it. Split them again, so this running store (and its index) sees them too.
+      const again = this.opened.then(() => this.migrate());
+      this.opened = again;
+    }
     this.opened ??= (async () => {
       await this.migrate();
       await removeDeadTempFiles(this.dir);
@@ -155,6 +161,9 @@ export class SessionStore {
     opened.catch(() => (this.opened = null)); // a failed open is tried again next time
     return opened;
   }
+
+  /** The stat of sessions.json when this store last checked whether it holds sessions to split (null: never). */
+  private splitCheckedAt: string | null = null;
 
   health(): StoreHealth {
     const h = this.index.health();
@@ -166,10 +175,17 @@ export class SessionStore {
   /** Moves sessions kept in `sessions.json` (version 1, or left there by an older window) into their own files. */
   private async migrate(): Promise<void> {
     const path = this.options.indexPath;
-    if (statKey(path) === null) return;
+    const seen = statKey(path);
+    if (seen === null) {
+      this.splitCheckedAt = 'missing';
+      return;
+    }
     // A cheap look first: the common case (already split) takes no lock.
     const peek = await fs.readFile(path, 'utf8').catch(() => null);
-    if (peek === null || !needsMigration(peek)) return;
+    if (peek === null || !needsMigration(peek)) {
+      this.splitCheckedAt = seen;
+      return;
+    }
     await withFileLock(path, async () => {
       // The old reader: validates (and migrates version 0), sets a malformed file aside and reports it.
       const legacy = new JsonDocument<SessionsDoc>({
@@ -195,11 +211,20 @@ export class SessionStore {
       let written = 0;
       for (const [key, session] of entries) {
         const target = this.pathOf(key);
-        // A session file newer than the one in the index (written after an earlier split) wins.
-        const existing = await this.readFile(target, key).catch(() => undefined);
-        if (!existing || lastActivity(existing) < lastActivity(session)) {
-          await writeFileAtomic(target, serialize({ ...session, key }));
-        }
+        // A session file newer than the one in the index (written after an earlier split) wins. Under the session's lock, with a line in the index's journal: a store already running sees the split
+        // session as it sees any other write (its index catches up from the journal).
+        await withFileLock(
+          target,
+          async () => {
+            const existing = await this.readFile(target, key).catch(() => undefined);
+            if (!existing || lastActivity(existing) < lastActivity(session)) {
+              const split = { ...session, key } as SessionMeta;
+              await writeFileAtomic(target, serialize(split));
+              this.sessionIndex.record({ put: entryOf(split, basename(target), statKey(target), lastActivity(split)) });
+            }
+          },
+          { sweepTemps: false, link: true },
+        );
         written += 1;
         this.options.onMigrateProgress?.(written, entries.length);
       }
@@ -208,6 +233,7 @@ export class SessionStore {
       const next = { ...rest, schemaVersion: Math.max(SESSIONS_SCHEMA_VERSION, doc.schemaVersion) };
       await writeFileAtomic(path, `${JSON.stringify(next, null, 2)}\n`);
     });
+    this.splitCheckedAt = statKey(path) ?? 'missing';
   }
 
   // ---- one session --------------------------------------------------------------------------------------
