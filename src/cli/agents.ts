@@ -224,7 +224,10 @@ export async function runClaudeCodeHook(args: readonly string[], io: AgentIo, st
       send: async (text) => io.stdout(text.endsWith('\n') ? text : `${text}\n`),
     });
     await verdicts.save();
-    if (witnessing && pinPaths && said === 0) {
+    // An item that could not be read this time (an I/O error, a lock, a file that is not there) may be readable at the
+    // next prompt with no identity changed: no witness vouches for it, so the next prompt runs this path again.
+    const unavailable = block.items.some((i) => i.state === 'unavailable');
+    if (witnessing && pinPaths && said === 0 && !unavailable) {
       const why = await recordWitness({
         workspace,
         sessionsIndexPath,
@@ -237,7 +240,7 @@ export async function runClaudeCodeHook(args: readonly string[], io: AgentIo, st
         sessionFile: core.sessions.pathOf(key),
       }).catch((err: unknown) => `not written: ${(err as Error)?.message ?? String(err)}`);
       io.hook?.trace?.(`witness ${why}`);
-    } else io.hook?.trace?.('witness not written: this run cannot be witnessed');
+    } else io.hook?.trace?.(`witness not written: ${unavailable ? 'an item was unavailable' : 'this run cannot be witnessed'}`);
     return 0;
   } catch (err) {
     io.stderr(`session-knowledge hook: ${((err as Error)?.message ?? String(err)).split('\n')[0]}\n`);

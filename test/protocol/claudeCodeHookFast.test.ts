@@ -320,3 +320,19 @@ test('the full hook\'s V8 code cache: written once, used next, a corrupt or stal
   assert.match(plain.err, /trace: code cache: off/);
   assert.equal(body(plain.out), body(first.out));
 });
+
+test('a pinned note that could not be read once (an I/O error, a file lock) is read again at the next prompt: no witness vouches for an unavailable item', () => {
+  const h = setup();
+  h.pin('.knowledge/notes/setup.md');
+  h.started('io-1'); // the first stop answers this session
+  // One SessionStart of a new session whose read of the note fails with EMFILE (an OS fault, made by a preload).
+  const fault = join(h.workspace, '..', 'fault.cjs');
+  writeFileSync(fault, `const fs = require('fs'); const open = fs.promises.open; fs.promises.open = function (p, ...a) { if (String(p).endsWith('/setup.md')) { const e = new Error('EMFILE: too many open files'); e.code = 'EMFILE'; return Promise.reject(e); } return open.call(this, p, ...a); };\n`);
+  const failed = h.hook({ session_id: 'io-2', cwd: h.workspace, hook_event_name: 'SessionStart', source: 'startup' }, [], { NODE_OPTIONS: `--require ${fault}` });
+  assert.equal(failed.code, 0, failed.err);
+  assert.match(failed.out, /unavailable/, 'the note is named unavailable this time');
+  // The fault is gone: the next prompt must deliver the note, not answer "nothing owed" from a witness of that run.
+  const next = h.prompt('io-2');
+  assert.doesNotMatch(next.err, FAST, 'the first stop did not answer');
+  assert.match(next.out, /Use pnpm, not npm/, 'the note is delivered once it can be read');
+});
