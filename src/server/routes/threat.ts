@@ -16,10 +16,11 @@ import { defineRequest } from '../../shared/rpc';
 import { MarkReviewedParamsSchema, type ReviewRecord } from '../../shared/schemas';
 import { contentRevision } from '../notes/noteIndex';
 import { MAX_KNOWLEDGE_BYTES, capKnowledgeText } from '../notes/knowledgeFile';
-import { toReviewRecord } from '../review/reviewStore';
+import { toReviewRecord, type Review } from '../review/reviewStore';
 import { RULESET_VERSION, type ThreatFinding } from '../threat/threatScanner';
 import { route } from '../routing';
 import type { ServerContext } from './context';
+import type { KnowledgeCore } from '../knowledgeCore';
 
 export const DIAGNOSTIC_SOURCE = 'Session Knowledge';
 
@@ -212,19 +213,18 @@ export function registerThreatRoutes(ctx: ServerContext): Diagnostics {
     });
     return { rulesetVersion: RULESET_VERSION, results };
   });
-  const markReviewed = async (id: string, revision: string): Promise<ReviewRecord> => {
-    const r = await (await ctx.judged()).markReviewed(id, revision);
-    await publishFromDisk([r.id]);
-    void connection.sendNotification(ItemsChangedNotification.type, { ids: [r.id] });
-    return toReviewRecord(r);
-  };
+  /** Records a review in this person's own record (made here, or the repository's accepted), then tells the editors. */
+  const clearing =
+    (record: (core: KnowledgeCore, id: string, revision: string) => Promise<Review>) =>
+    async (id: string, revision: string): Promise<ReviewRecord> => {
+      const r = await record(await ctx.judged(), id, revision);
+      await publishFromDisk([r.id]);
+      void connection.sendNotification(ItemsChangedNotification.type, { ids: [r.id] });
+      return toReviewRecord(r);
+    };
+  const markReviewed = clearing((core, id, revision) => core.markReviewed(id, revision));
   route(connection, MarkReviewedRequest, (p) => markReviewed(p.id, p.revision));
-  const acceptReview = async (id: string, revision: string): Promise<ReviewRecord> => {
-    const r = await (await ctx.judged()).acceptRepositoryReview(id, revision);
-    await publishFromDisk([r.id]);
-    void connection.sendNotification(ItemsChangedNotification.type, { ids: [r.id] });
-    return toReviewRecord(r);
-  };
+  const acceptReview = clearing((core, id, revision) => core.acceptRepositoryReview(id, revision));
   route(connection, AcceptRepositoryReviewRequest, (p) => acceptReview(p.id, p.revision));
   route(connection, ExecuteMarkReviewedRequest, (p) => (p.command === SERVER_ACCEPT_REVIEW_COMMAND ? acceptReview(p.arguments[0], p.arguments[1]) : markReviewed(p.arguments[0], p.arguments[1])));
   route(connection, RepositoryReviewsRequest, async (p) => ({ folders: (await (await ctx.judged()).repositoryReviews(p.folder)).map((f) => ({ folder: f.folder, reviews: f.reviews.map(toReviewRecord) })) }));
