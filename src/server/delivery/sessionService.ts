@@ -304,11 +304,9 @@ export class SessionService {
    * let one slot be claimed twice.
    */
   private async findScheduled(name: string): Promise<SessionMeta | undefined> {
-    const index = this.deps.store.sessionIndex;
-    await this.deps.store.open(); // an old single-file store is split first: the index is built from the split files
+    const index = await this.deps.store.readyIndex();
     for (let pass = 0; pass < 2; pass++) {
-      if (pass === 0) await index.ready();
-      else await index.verifyNow();
+      if (pass === 1) await index.verifyNow();
       for (const key of index.scheduled(name)) {
         const s = await this.deps.store.get(key);
         if (s && s.origin === 'schedule' && s.label === name) return s;
@@ -331,9 +329,7 @@ export class SessionService {
       doc.draftPins = swap(doc.draftPins);
     });
     // Only the sessions the index says pin it are written (each under its own lock, re-read first).
-    const index = this.deps.store.sessionIndex;
-    await this.deps.store.open();
-    await index.ready();
+    const index = await this.deps.store.readyIndex();
     for (const key of index.pinning(oldId)) {
       await this.deps.store.update(key, (current) =>
         current && current.project_context_pins.some(hit) ? { ...current, project_context_pins: swap(current.project_context_pins) } : undefined,
@@ -350,9 +346,7 @@ export class SessionService {
     if (!(days > 0)) return { pruned: [], memoryEntries: 0 };
     const cutoff = now - days * 86_400_000;
     const pruned: string[] = [];
-    const index = this.deps.store.sessionIndex;
-    await this.deps.store.open();
-    await index.ready();
+    const index = await this.deps.store.readyIndex();
     for (const key of index.idleBefore(cutoff)) {
       // Re-checked under the session's lock: another window may have just used it.
       await this.deps.store.update(key, (current) => {

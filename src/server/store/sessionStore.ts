@@ -162,6 +162,16 @@ export class SessionStore {
     return opened;
   }
 
+  /**
+   * The secondary indexes, up to date: the store opened first (an old single-file store split, so the index is built
+   * from the split files), then this process's copy brought up to date. What claims, renames and retention read.
+   */
+  async readyIndex(): Promise<SessionIndex> {
+    await this.open();
+    await this.sessionIndex.ready();
+    return this.sessionIndex;
+  }
+
   /** The stat of sessions.json when this store last checked whether it holds sessions to split (null: never). */
   private splitCheckedAt: string | null = null;
 
