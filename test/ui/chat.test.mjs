@@ -124,15 +124,24 @@ describe("@knowledge in VS Code's Chat view, with a fake model that records what
   }
 
   async function selectModel(name) {
-    await page.locator('.interactive-input-part .action-label[aria-label^="Pick Model"]').first().click();
-    // The picker's list sits under a pointer block: choose with the keyboard, as its own tests do.
-    const row = page.locator(`.monaco-list-row.action[aria-label="${name}"]`);
-    await row.waitFor({ timeout: 10_000 });
+    const picker = page.locator('.interactive-input-part .action-label[aria-label^="Pick Model"]').first();
+    const rows = page.locator('.monaco-list-row.action');
+    const focused = page.locator('.monaco-list-row.action.focused');
+    // The picker's list sits under a pointer block: choose with the keyboard, as its own tests do. A click that
+    // lands while the workbench is busy (a toast, a hover, a re-render) may open nothing, so open it until it shows.
+    let misses = 0;
     await waitFor(async () => {
-      if ((await row.getAttribute('class')).includes('focused')) return true;
+      if ((await rows.count()) === 0) {
+        if (misses++ % 10 === 0) {
+          await page.keyboard.press('Escape');
+          await picker.click();
+        }
+        return false;
+      }
+      if ((await focused.count()) > 0 && (await focused.first().getAttribute('aria-label')) === name) return true;
       await page.keyboard.press('ArrowDown');
       return false;
-    }, { intervalMs: 50, message: `${name} in the model picker` });
+    }, { intervalMs: 100, timeoutMs: 45_000, message: `${name} in the model picker` });
     await page.keyboard.press('Enter');
     await page.locator('.interactive-input-part .chat-model-label', { hasText: name }).waitFor({ timeout: 10_000 });
   }
