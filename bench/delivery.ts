@@ -7,10 +7,10 @@ import { mkdtempSync, mkdirSync, writeFileSync, rmSync, promises as fs } from 'n
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BlockMemo, PinnedFileReader, compileBlock, loadPinned, type MemoryIndexEntry } from '../src/server/delivery/knowledgeBlock';
-import { defaultScan, sharedScanner } from '../src/server/threat/scanForBlock';
-import { MemoryService, memoryPaths } from '../src/server/memory/memoryService';
-import { serializeEntry } from '../src/server/memory/memoryEntry';
+import { BlockMemo, PinnedFileReader, compileBlock, loadPinned, type MemoryIndexEntry } from '../src/server/core/delivery/knowledgeBlock';
+import { defaultScan, sharedScanner } from '../src/server/core/threat/scanForBlock';
+import { MemoryService, memoryPaths } from '../src/server/core/memory/memoryService';
+import { serializeEntry } from '../src/server/core/memory/memoryEntry';
 import { makeEntries } from './memory';
 import { fmt, printTable, timeRuns } from './harness';
 

@@ -15,9 +15,9 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MemoryService, memoryPaths } from '../src/server/memory/memoryService';
-import { serializeEntry } from '../src/server/memory/memoryEntry';
-import { sharedScanner } from '../src/server/threat/scanForBlock';
+import { MemoryService, memoryPaths } from '../src/server/core/memory/memoryService';
+import { serializeEntry } from '../src/server/core/memory/memoryEntry';
+import { sharedScanner } from '../src/server/core/threat/scanForBlock';
 import { DISTILL_INPUT_SHARE, buildDistillPrompt, parseDistillAnswer, type DistillTurn } from '../src/extension/memory/distillPrompt';
 import type { DistilledProposal } from '../src/shared/memorySchemas';
 import { fmt, printTable, timeRuns } from './harness';

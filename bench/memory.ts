@@ -8,10 +8,10 @@
 import { promises as fs, mkdtempSync, mkdirSync, readFileSync, readdirSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MemoryService, memoryPaths } from '../src/server/memory/memoryService';
-import { serializeEntry, computeRevision, type StoredEntry } from '../src/server/memory/memoryEntry';
-import { compileBlock } from '../src/server/delivery/knowledgeBlock';
-import { sharedScanner } from '../src/server/threat/scanForBlock';
+import { MemoryService, memoryPaths } from '../src/server/core/memory/memoryService';
+import { serializeEntry, computeRevision, type StoredEntry } from '../src/server/core/memory/memoryEntry';
+import { compileBlock } from '../src/server/core/delivery/knowledgeBlock';
+import { sharedScanner } from '../src/server/core/threat/scanForBlock';
 import { fmt, printTable, timeRuns, type Timing } from './harness';
 
 const SIZE = Number(process.env.BENCH_MEMORY_SIZE ?? 10_000);

@@ -8,7 +8,7 @@
 import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KnowledgeCore } from '../src/server/knowledgeCore';
+import { KnowledgeCore } from '../src/server/core/knowledgeCore';
 import { fmt, printTable, timeRuns } from './harness';
 
 const NOTES = Number(process.env.BENCH_MULTIROOT_NOTES ?? 200);

@@ -5,10 +5,10 @@
 import { promises as fs, mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SessionStore, sessionFileName, sessionsDirOf } from '../src/server/store/sessionStore';
-import { SESSIONS_SCHEMA_VERSION, SESSION_FILE_SCHEMA_VERSION, type SessionMeta } from '../src/server/store/schemas';
-import { NoteIndex } from '../src/server/notes/noteIndex';
-import { SessionService } from '../src/server/delivery/sessionService';
+import { SessionStore, sessionFileName, sessionsDirOf } from '../src/server/core/store/sessionStore';
+import { SESSIONS_SCHEMA_VERSION, SESSION_FILE_SCHEMA_VERSION, type SessionMeta } from '../src/server/core/store/storeSchemas';
+import { NoteIndex } from '../src/server/core/notes/noteIndex';
+import { SessionService } from '../src/server/core/delivery/sessionService';
 import { fmt, median, printTable } from './harness';
 
 const SIZES = (process.env.BENCH_SIZES ?? '1000,10000,100000').split(',').map(Number);

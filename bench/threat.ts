@@ -15,11 +15,11 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { evaluate, parseLabelled } from '../src/server/threat/evaluate';
-import { allRulePatterns, hashContent, scanText, ThreatScanner } from '../src/server/threat/threatScanner';
+import { evaluate, parseLabelled } from '../src/server/core/threat/evaluate';
+import { allRulePatterns, hashContent, scanText, ThreatScanner } from '../src/server/core/threat/threatScanner';
 import { seededRandom } from '../test/helpers/hostile';
-import { nameFindings } from '../src/server/threat/names';
-import { scanKnowledgeText } from '../src/server/threat/scanForBlock';
+import { nameFindings } from '../src/server/core/threat/names';
+import { scanKnowledgeText } from '../src/server/core/threat/scanForBlock';
 
 /** Hard negatives: benign, but full of trigger words. */
 const BENIGN = [
@@ -316,7 +316,7 @@ export async function runThreatBench(): Promise<void> {
 }
 
 /**
- * Names that reach a model (pin ids with their folder and file names, `src/server/threat/names.ts`): paths written
+ * Names that reach a model (pin ids with their folder and file names, `src/server/core/threat/names.ts`): paths written
  * blind to the code by a helper, scored once; nothing was tuned on them. Beside it, the raw id scanned as text.
  */
 export function namesTable(root: string): void {

@@ -4,7 +4,7 @@
  *   node --import tsx bench/threatPeers.ts [set.jsonl …]     (no arguments: the default sets below)
  *   (or through bench/index.ts → runThreatPeersBench(defaultPeerSets()))
  *
- * Scoring is the one of src/server/threat/evaluate.ts and /work/shared/threat-eval/score.mjs: headline recall
+ * Scoring is the one of src/server/core/threat/evaluate.ts and /work/shared/threat-eval/score.mjs: headline recall
  * over threat lines except bucket `paraphrase_stretch` and `policy: true` lines (both shown apart), FPR over
  * benign lines: `evaluate()` with each scanner as its judge. Ours comes in as a parameter (`oursFlag` by
  * default, both stages).
@@ -26,8 +26,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { evaluate, parseLabelled } from '../src/server/threat/evaluate';
-import { scanText } from '../src/server/threat/threatScanner';
+import { evaluate, parseLabelled } from '../src/server/core/threat/evaluate';
+import { scanText } from '../src/server/core/threat/threatScanner';
 
 /** Would this scanner flag the text? */
 export type Flagger = (text: string) => boolean;

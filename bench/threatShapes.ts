@@ -5,7 +5,7 @@
  * loaded machine: times belong here.
  */
 import { adversarialShapes } from '../test/helpers/adversarialShapes';
-import { scanText } from '../src/server/threat/threatScanner';
+import { scanText } from '../src/server/core/threat/threatScanner';
 import { fmt, median, printTable } from './harness';
 
 export async function runThreatShapesBench(): Promise<void> {

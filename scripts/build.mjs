@@ -36,11 +36,11 @@ const common = {
 
 const builds = [
   { ...common, entryPoints: { extension: 'src/extension/extension.ts' }, outdir: 'dist', external: ['vscode'] },
-  { ...common, entryPoints: { server: 'src/server/main.ts' }, outdir: 'dist' },
+  { ...common, entryPoints: { server: 'src/server/lsp/serverMain.ts' }, outdir: 'dist' },
   // The CLI: a small entry that loads the bundle its command needs (`scan` without the stores, zod or lowdb).
   { ...common, entryPoints: { cli: 'src/cli/entry.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
   // minified in every build too: Claude Code's hook runs it as a new process on every prompt (source map beside it)
-  { ...common, entryPoints: { 'cli-main': 'src/cli/main.ts' }, outdir: 'dist', minify: true },
+  { ...common, entryPoints: { 'cli-main': 'src/cli/cliMain.ts' }, outdir: 'dist', minify: true },
   // `hook claude-code`'s first stop: a prompt that owes nothing is answered from stats and two small JSON files,
   // with Node's built-ins only (no zod, lowdb, store or scanner); it loads cli-main.js otherwise
   { ...common, entryPoints: { 'cli-hook': 'src/cli/hookFast.ts' }, outdir: 'dist', minify: true },
@@ -50,7 +50,7 @@ const builds = [
   { ...common, entryPoints: { 'cli-mcp': 'src/cli/mcp.ts' }, outdir: 'dist' },
   // The knowledge panel's webview (browser, one IIFE; loaded with the render's nonce). Its codicons font and
   // stylesheet are copied beside it below.
-  { ...common, platform: 'browser', target: 'chrome120', format: 'iife', entryPoints: { panel: 'media/panel/main.ts' }, outdir: 'dist', tsconfig: 'media/panel/tsconfig.json' },
+  { ...common, platform: 'browser', target: 'chrome120', format: 'iife', entryPoints: { panel: 'media/panel/panelMain.ts' }, outdir: 'dist', tsconfig: 'media/panel/tsconfig.json' },
 ];
 /** Assets the panel's webview loads from dist/ (see .vscodeignore). */
 function copyPanelAssets() {
@@ -59,14 +59,14 @@ function copyPanelAssets() {
 }
 /**
  * The threat model's weights: one data file beside the bundles that scan (server, cli-main, cli-scan, cli-mcp), which
- * read it on first use from their own folder (src/server/threat/model/classifier.ts `modelDataPath`). Not inlined.
+ * read it on first use from their own folder (src/server/core/threat/model/classifier.ts `modelDataPath`). Not inlined.
  */
-const MODEL_DATA = 'src/server/threat/model/threat-model.bin';
+const MODEL_DATA = 'src/server/core/threat/model/threat-model.bin';
 /**
  * The threat prefilter's derivation (scripts/gen-prefilter.ts, run below): read as data too, beside the bundles, and
- * checked against its sha256, which each bundle carries (`__SK_PREFILTER_SHA256__`; src/server/threat/prefilter.ts).
+ * checked against its sha256, which each bundle carries (`__SK_PREFILTER_SHA256__`; src/server/core/threat/prefilter.ts).
  */
-const PREFILTER_DATA = 'src/server/threat/prefilter.generated.json';
+const PREFILTER_DATA = 'src/server/core/threat/prefilter.generated.json';
 function copyModelData() {
   mkdirSync('dist', { recursive: true });
   copyFileSync(MODEL_DATA, join('dist', 'threat-model.bin'));

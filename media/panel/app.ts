@@ -5,13 +5,13 @@ import type { Actions, Control } from './dom';
 import { act, dismissError, errorBox } from './feedback';
 import { flaggedSection } from './flaggedView';
 import { keepingFocus } from './focus';
-import { inbox, inboxSection, loadInbox, renderInboxNow } from './inbox';
+import { inbox, inboxSection, loadInbox, renderInboxNow } from './inboxView';
 import { loadPage, renderMemoryListNow } from './memoryList';
 import { memorySection } from './memorySection';
 import { button, h } from './render';
-import { request } from './rpc';
-import { sessionsSection } from './sessions';
-import { panel } from './store';
+import { request } from './panelRpc';
+import { sessionsSection } from './sessionsView';
+import { panel } from './panelStore';
 
 export function render(): void {
   const app = document.getElementById('app');

@@ -5,8 +5,8 @@ import { closest, controlValue, type Actions, type Control } from './dom';
 import { act } from './feedback';
 import { focusWhenReady } from './focus';
 import { renderConsolidate, renderMemoryList } from './memoryList';
-import { request } from './rpc';
-import { panel, saveSelection, selected } from './store';
+import { request } from './panelRpc';
+import { panel, saveSelection, selected } from './panelStore';
 
 /** Brings the consolidate form into view and puts the caret in its title. */
 function showForm(): void {

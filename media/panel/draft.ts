@@ -3,9 +3,9 @@
 import type { PanelState } from '../../src/shared/panelProtocol';
 import type { Actions } from './dom';
 import { act } from './feedback';
-import { focusAfterUnpin, pinChoice, pinsBlock, unpinTarget } from './pins';
+import { focusAfterUnpin, pinChoice, pinsBlock, unpinTarget } from './pinsView';
 import { h, icon } from './render';
-import { request } from './rpc';
+import { request } from './panelRpc';
 
 export function draftCard(s: PanelState): HTMLElement {
   const draft = h('article', { class: 'session draft', 'aria-label': 'Next chat' }, h('div', { class: 'session-head' }, icon('pin'), h('span', { class: 'session-name' }, 'Next chat'), h('span', { class: 'muted' }, 'pins pass into the next session created')));

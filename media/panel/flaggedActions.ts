@@ -5,8 +5,8 @@ import { render } from './app';
 import type { ActionContext, Actions } from './dom';
 import { act } from './feedback';
 import { focusAfterRebuild } from './focus';
-import { request } from './rpc';
-import { inline } from './store';
+import { request } from './panelRpc';
+import { inline } from './panelStore';
 
 const OPENER = { forget: 'item-forget', flagWrong: 'item-reviewed' } as const;
 const itemSelector = (itemId: string) => `[data-item="${CSS.escape(itemId)}"]`;

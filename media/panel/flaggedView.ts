@@ -3,7 +3,7 @@
 import type { FlaggedItemView, PanelState } from '../../src/shared/panelProtocol';
 import { badge, button, h, icon, renderMemoryRows, withheldWarning } from './render';
 import { section } from './section';
-import { inline, rowUi } from './store';
+import { inline, rowUi } from './panelStore';
 
 function flaggedItemCard(f: FlaggedItemView, warning: string): HTMLElement {
   const card = h('article', { class: 'entry flagged', 'data-item': f.id, 'data-revision': f.revision, 'aria-label': `Flagged ${f.kind}: ${f.title}` });

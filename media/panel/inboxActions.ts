@@ -7,9 +7,9 @@
 import { closest, type ActionContext, type Actions, type Control } from './dom';
 import { announce } from './feedback';
 import { focusWhenReady } from './focus';
-import { afterRemoval, allRows, card, focusItemAfterReload, inbox, itemSelector, loadInbox, loadMore, moveTo, neighbour, renderInbox, renderToolbar, rowById } from './inbox';
+import { afterRemoval, allRows, card, focusItemAfterReload, inbox, itemSelector, loadInbox, loadMore, moveTo, neighbour, renderInbox, renderToolbar, rowById } from './inboxView';
 import { approvable, groupKey, type InboxPart } from './inboxRender';
-import { failureReason, request } from './rpc';
+import { failureReason, request } from './panelRpc';
 
 const title = (id: string) => rowById(id)?.entry.title ?? id;
 const quoted = (id: string) => `“${title(id)}”`;

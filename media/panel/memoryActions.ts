@@ -8,8 +8,8 @@ import { act, showError } from './feedback';
 import { focusAfterRebuild, focusWhenReady, keepingFocus } from './focus';
 import { loadPage, renderMemoryListNow } from './memoryList';
 import { h, renderMemoryRows, type InlinePart } from './render';
-import { request } from './rpc';
-import { inline, panel, rowUi, saveView, selected, view } from './store';
+import { request } from './panelRpc';
+import { inline, panel, rowUi, saveView, selected, view } from './panelStore';
 
 /** The action that opens each kind of inline part: focus goes back to it when the part closes. */
 const OPENER: Record<InlinePart['kind'], string> = { edit: 'mem-edit', flagWrong: 'mem-flag', forget: 'mem-forget' };

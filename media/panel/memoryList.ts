@@ -3,8 +3,8 @@
 import type { ActionContext, Actions } from './dom';
 import { keepingFocus } from './focus';
 import { button, h, isActiveEntry, renderMemoryRows } from './render';
-import { request } from './rpc';
-import { PAGE_SIZE, panel, rowUi, saveView, selected, view } from './store';
+import { request } from './panelRpc';
+import { PAGE_SIZE, panel, rowUi, saveView, selected, view } from './panelStore';
 
 let pageSeq = 0;
 export async function loadPage(): Promise<void> {

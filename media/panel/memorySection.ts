@@ -2,11 +2,11 @@
 // with their input and change handling, around the list, pager, consolidate bar and export/import.
 import type { PanelState } from '../../src/shared/panelProtocol';
 import type { Control } from './dom';
-import { exchangeControls } from './exchange';
+import { exchangeControls } from './exchangeView';
 import { loadPage } from './memoryList';
 import { h, icon } from './render';
 import { section } from './section';
-import { saveView, SCOPES, view } from './store';
+import { saveView, SCOPES, view } from './panelStore';
 
 const TYPES = ['fact', 'preference', 'lesson', 'decision', 'reference'];
 const TRUST = ['pending', 'approved', 'legacy'];

@@ -1,7 +1,7 @@
 // The collapsible frame each section sits in (`#section-<id>`): its title, its count badge, and whether it
 // is open, remembered in the view state.
 import { h } from './render';
-import { saveView, view } from './store';
+import { saveView, view } from './panelStore';
 
 /** A section's count: the number on its badge, and what it counts (its accessible name and tooltip). */
 export interface SectionCount {

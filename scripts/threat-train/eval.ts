@@ -8,8 +8,8 @@
  * --results writes that script's input format so its own figures can be produced too.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { evaluate, parseLabelled, type LabelledLine } from '../../src/server/threat/evaluate';
-import { scanKnowledgeText } from '../../src/server/threat/scanForBlock';
+import { evaluate, parseLabelled, type LabelledLine } from '../../src/server/core/threat/evaluate';
+import { scanKnowledgeText } from '../../src/server/core/threat/scanForBlock';
 
 type Line = LabelledLine & { readonly lang?: string };
 

@@ -16,7 +16,7 @@
  */
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { scanText, type ThreatFinding } from '../../src/server/threat/threatScanner';
+import { scanText, type ThreatFinding } from '../../src/server/core/threat/threatScanner';
 
 const ROOT = resolve(__dirname, '../..');
 

@@ -8,8 +8,8 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { findIntents } from '../../src/server/threat/intent/intent';
-import { normalizeForMatching } from '../../src/server/threat/normalize';
+import { findIntents } from '../../src/server/core/threat/intent/intent';
+import { normalizeForMatching } from '../../src/server/core/threat/normalize';
 
 interface Line {
   text: string;

@@ -1,7 +1,7 @@
 /**
- * Trains the threat scanner's learned stage and writes its two files: src/server/threat/model/threat-model.bin (the
+ * Trains the threat scanner's learned stage and writes its two files: src/server/core/threat/model/threat-model.bin (the
  * int8 weights, the one data file every bundle reads at run time: the build copies it to dist/) and
- * src/server/threat/model/weights.ts (the model's figures, its version and the data file's length and sha256).
+ * src/server/core/threat/model/weights.ts (the model's figures, its version and the data file's length and sha256).
  *
  *   npm run train:threat            (node --import tsx scripts/threat-train/train.ts)
  *   SK_TRAIN_OUT=FILE npm run train:threat    write weights.ts as FILE and threat-model.bin beside it (the unit test compares them)
@@ -10,7 +10,7 @@
  * dependency `agent-threat-rules`, MIT), read in a fixed order; shuffling uses a seeded generator; the same
  * inputs give byte-identical weights.
  *
- * Model: logistic regression over hashed features (src/server/threat/model/features.ts), Adagrad, L2. After
+ * Model: logistic regression over hashed features (src/server/core/threat/model/features.ts), Adagrad, L2. After
  * warm-up epochs on whole lines, each attack line is represented by its best-scoring one- or two-sentence
  * window (the attack sentence inside an otherwise ordinary note), which is what inference scores; every
  * sentence of a benign line is a benign example too. The threshold is chosen by 5-fold cross-validation so
@@ -21,12 +21,12 @@ import { readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { deflateRawSync } from 'node:zlib';
 import { createHash } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
-import { featureBuffer, features, lastSegments } from '../../src/server/threat/model/features';
-import { lowerSameLength, maxWindowScore, scoreWindows, type LinearModel } from '../../src/server/threat/model/windows';
-import { findIntents } from '../../src/server/threat/intent/intent';
-import { normalizeForMatching } from '../../src/server/threat/normalize';
-import { RULES_BY_ID } from '../../src/server/threat/rules';
-import { scanText } from '../../src/server/threat/threatScanner';
+import { featureBuffer, features, lastSegments } from '../../src/server/core/threat/model/features';
+import { lowerSameLength, maxWindowScore, scoreWindows, type LinearModel } from '../../src/server/core/threat/model/windows';
+import { findIntents } from '../../src/server/core/threat/intent/intent';
+import { normalizeForMatching } from '../../src/server/core/threat/normalize';
+import { RULES_BY_ID } from '../../src/server/core/threat/rules';
+import { scanText } from '../../src/server/core/threat/threatScanner';
 import { seededRandom } from '../../test/helpers/hostile';
 
 const ROOT = resolve(process.cwd());
@@ -494,7 +494,7 @@ export const MODEL = {
   data: { file: '${DATA_FILE}', bytes: ${modelData.length}, sha256: '${sha256}' },
 } as const;
 `;
-  const out = process.env.SK_TRAIN_OUT ?? join(ROOT, 'src/server/threat/model/weights.ts');
+  const out = process.env.SK_TRAIN_OUT ?? join(ROOT, 'src/server/core/threat/model/weights.ts');
   const dataOut = join(dirname(out), DATA_FILE);
   writeFileSync(dataOut, modelData);
   writeFileSync(out, body);

@@ -7,7 +7,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { folderNameProblem, refusedFolderNameNote } from '../shared/workspaceFolders';
+import { folderNameProblem, refusedFolderNameNote } from '../server/core/workspaceFolders';
 
 /** A folder of the workspace: its path, and the name VS Code shows for it when the workspace file gives one. */
 export interface WorkspaceFolderArg {

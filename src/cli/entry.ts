@@ -1,10 +1,10 @@
 /**
  * `session-knowledge` (dist/cli.js): picks the bundle a command needs, so `scan` starts without loading the
  * stores. `scan` → dist/cli-scan.js (src/cli/scanEntry.ts); `lsp --stdio` → dist/server.js (the language
- * server, src/server/main.ts, which reads `--stdio` from argv); `mcp` → dist/cli-mcp.js (src/cli/mcp.ts: the MCP
+ * server, src/server/lsp/serverMain.ts, which reads `--stdio` from argv); `mcp` → dist/cli-mcp.js (src/cli/mcp.ts: the MCP
  * SDK loads for it alone); `hook claude-code` → dist/cli-hook.js (src/cli/hookFast.ts: a prompt that owes nothing is
  * answered without loading the rest; otherwise it loads dist/cli-main.js itself, with V8's code cache); everything
- * else → dist/cli-main.js (src/cli/main.ts).
+ * else → dist/cli-main.js (src/cli/cliMain.ts).
  */
 import { createRequire } from 'node:module';
 
@@ -41,7 +41,7 @@ if (argv[0] === 'lsp') {
         ? (load('./cli-mcp.js') as typeof import('./mcp')).runMcpCommand(argv.slice(1), io)
         : argv[0] === 'hook' && argv[1] === 'claude-code'
           ? (load('./cli-hook.js') as typeof import('./hookFast')).runHookEntry(argv.slice(2), io, __dirname)
-          : (load('./cli-main.js') as typeof import('./main')).runCli(argv, io);
+          : (load('./cli-main.js') as typeof import('./cliMain')).runCli(argv, io);
   run.then(
     (code) => {
       process.exitCode = code;

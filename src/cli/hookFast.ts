@@ -29,9 +29,9 @@
  */
 import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
-import { agentSessionsPath, agentStateDir, claudeCodeSessionKey } from '../server/agents/agentPaths';
-import { defaultStoragePath } from '../server/store/paths';
-import { MEMORY_FLAG, parseMemoryFlag } from '../shared/flag';
+import { agentSessionsPath, agentStateDir, claudeCodeSessionKey } from '../server/core/agents/agentPaths';
+import { defaultStoragePath } from '../server/core/store/paths';
+import { MEMORY_FLAG, parseMemoryFlag } from '../server/core/memory/memoryFlag';
 import { createRequire } from 'node:module';
 import { findWorkspaceRoot } from './roots';
 import { codeCacheState, requireWithCodeCache } from './codeCache';

@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { WorkspaceFolderRoot } from '../shared/schemas';
-import { assignFolderNames, folderOfPath } from '../shared/workspaceFolders';
+import { assignFolderNames, folderOfPath } from '../server/core/workspaceFolders';
 import { WorkspaceArgError, isWorkspaceFile, workspaceFoldersOf } from './codeWorkspace';
 
 /** The nearest folder (cwd or an ancestor) that holds `.knowledge/`. */

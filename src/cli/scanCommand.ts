@@ -5,7 +5,7 @@
  */
 import { WorkspaceArgError } from './codeWorkspace';
 import { expandScanArgs, folderLabel } from './roots';
-import { runScan, type ScanHooks, type ScanIo } from './scan';
+import { runScan, type ScanHooks, type ScanIo } from './scanFiles';
 
 /** The flag that obeys the repository's `.knowledge/reviews.json` (see the scan help). */
 export const ACCEPT_REPOSITORY_REVIEWS = '--accept-repository-reviews';

@@ -8,13 +8,13 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { scannedWorkspaceRoots } from './roots';
-import type { ScanHooks, ScanIo } from './scan';
+import type { ScanHooks, ScanIo } from './scanFiles';
 import { runScanWithWorkspaces } from './scanCommand';
 
 export async function runScanCommand(args: string[], io: ScanIo): Promise<number> {
   return runScanWithWorkspaces(args, io, async (expanded, options): Promise<ScanHooks> => {
     if (!scannedWorkspaceRoots(expanded, io.cwd).some((r) => existsSync(join(r, '.knowledge', 'reviews.json')))) return {};
-    const main = createRequire(__filename)('./cli-main.js') as typeof import('./main');
+    const main = createRequire(__filename)('./cli-main.js') as typeof import('./cliMain');
     return main.reviewsFor(expanded, io.cwd, options);
   });
 }

@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { WorkspaceFoldersRequest } from '../shared/protocol';
 import type { WorkspaceFolderRoot, WorkspaceFoldersInfo } from '../shared/schemas';
-import { assignFolderNames, idOfPath, locateId } from '../shared/workspaceFolders';
+import { assignFolderNames, idOfPath, locateId } from '../server/core/workspaceFolders';
 
 /** VS Code's folders on disk (`file:` only), in order, with VS Code's names: what the server is given. */
 export function fileWorkspaceFolders(): { name: string; path: string }[] {

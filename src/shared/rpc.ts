@@ -1,6 +1,6 @@
 /**
  * How a language-server message is declared: one object carries its method, the zod schema of its params and
- * its result type. The server routes from these (`route` in `src/server/routing.ts` takes no schema of its
+ * its result type. The server routes from these (`route` in `src/server/lsp/routing.ts` takes no schema of its
  * own, so a handler cannot validate with another message's schema); the client sends with `X.type`.
  *
  * The wire type of params is the schema's input (`z.input`: what a caller may send, defaults still absent);

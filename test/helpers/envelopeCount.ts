@@ -6,9 +6,9 @@
  * is not a letter, a digit, `<`, `>` or `/` dropped (separator runs collapsed), ASCII case folded. Independent
  * of the gate's own matcher, so tests can hold the gate to it.
  */
-import { normalizeForMatching } from '../../src/server/threat/normalize';
-import { angleOf } from '../../src/shared/angleConfusables';
-import { letterOf } from '../../src/shared/letterConfusables';
+import { normalizeForMatching } from '../../src/server/core/threat/normalize';
+import { angleOf } from '../../src/server/core/threat/angleConfusables';
+import { letterOf } from '../../src/server/core/threat/letterConfusables';
 
 export interface MarkerCounts {
   /** `<knowledge-untrusted>` in any spelling. */

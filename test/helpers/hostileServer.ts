@@ -22,8 +22,8 @@ import { ErrorCodes, RequestType, RequestType0, ResponseError } from 'vscode-lan
 import type { z } from 'zod';
 import * as protocol from '../../src/shared/protocol';
 import * as memoryProtocol from '../../src/shared/memoryProtocol';
-import { MEMORY_ERROR_CODE } from '../../src/server/memory/errors';
-import { SESSION_ERROR_CODE } from '../../src/server/routing';
+import { MEMORY_ERROR_CODE } from '../../src/server/core/memory/errors';
+import { SESSION_ERROR_CODE } from '../../src/server/lsp/routing';
 import { Hostile, classify, jsonSchemaOf, onTheWire, type JsonSchema, type Known } from './hostile';
 import { startRealServer, type RunningServer } from './serverConnection';
 import { tempWorkspace } from './tempWorkspace';
@@ -73,7 +73,7 @@ export function diffSnapshots(before: Map<string, string>, after: Map<string, st
 
 /**
  * Notifications a server receives. `exit` is left out (it stops the server on purpose). `$/cancelRequest` is in:
- * a malformed one used to end the process inside vscode-jsonrpc; src/server/main.ts now drops it first.
+ * a malformed one used to end the process inside vscode-jsonrpc; src/server/lsp/serverMain.ts now drops it first.
  */
 const NOTIFICATIONS = [
   'initialized', 'textDocument/didOpen', 'textDocument/didChange', 'textDocument/didClose', 'textDocument/didSave',

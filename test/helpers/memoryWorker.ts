@@ -4,7 +4,7 @@
  * Adds `<tag>-<i>` entries one remember at a time (human writes, approved), printing `ack <tag>-<i>` once each
  * has returned (an acknowledged write), then "done".
  */
-import { MemoryService } from '../../src/server/memory/memoryService';
+import { MemoryService } from '../../src/server/core/memory/memoryService';
 import type { MemoryScope } from '../../src/shared/memorySchemas';
 
 async function main(): Promise<void> {

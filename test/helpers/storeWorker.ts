@@ -9,8 +9,8 @@
  *   mark    — records a delivery on session `<tag>` `count` times (`v1:<pid>-<i>`), each its own update
  * `append` and `create` print `ack <tag>-<i>` once each write has returned (an acknowledged write), then `done`.
  */
-import { KnowledgeCore } from '../../src/server/knowledgeCore';
-import { writeFileAtomic } from '../../src/server/store/atomicFile';
+import { KnowledgeCore } from '../../src/server/core/knowledgeCore';
+import { writeFileAtomic } from '../../src/server/core/store/atomicFile';
 
 async function main(): Promise<void> {
   const [mode, storage, workspace, tag, countText] = process.argv.slice(2);

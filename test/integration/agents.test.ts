@@ -7,7 +7,7 @@ import { EXTENSION_ID, activateApi, waitFor, workspaceFolder } from './helpers';
 import type { NotesTreeProvider, TreeNode } from '../../src/extension/notesTree';
 import { keepInstructionFileOutOfGit } from '../../src/extension/agents/copilotShare';
 import { MCP_PROVIDER_ID, registerMcpProvider } from '../../src/extension/agents/agentSetup';
-import { COPILOT_INSTRUCTIONS_FILE, GIT_EXCLUDE_LINE } from '../../src/server/agents/copilotInstructions';
+import { COPILOT_INSTRUCTIONS_FILE, GIT_EXCLUDE_LINE } from '../../src/server/core/agents/copilotInstructions';
 
 interface Hooks {
   notesTree: NotesTreeProvider;

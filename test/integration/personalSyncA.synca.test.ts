@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import { activateApi, waitFor } from './helpers';
-import { PERSONAL_SYNC_KEY, type PersonalSync } from '../../src/extension/memory/personalSync';
+import { PERSONAL_SYNC_KEY, type PersonalSync } from '../../src/extension/memory/settingsSyncBridge';
 import type { SyncedState } from '../../src/shared/memorySchemas';
 
 interface Hooks {

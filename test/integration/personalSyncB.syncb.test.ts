@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { activateApi, waitFor } from './helpers';
-import { PERSONAL_SYNC_KEY, type PersonalSync } from '../../src/extension/memory/personalSync';
+import { PERSONAL_SYNC_KEY, type PersonalSync } from '../../src/extension/memory/settingsSyncBridge';
 import { PERSONAL_SYNC_MAX_BYTES, type MemoryEntryView, type SyncedState } from '../../src/shared/memorySchemas';
 import type { PanelState } from '../../src/shared/panelProtocol';
 

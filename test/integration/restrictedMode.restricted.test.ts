@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { activateApi, waitFor, workspaceFolder } from './helpers';
 import type { SessionKnowledgeApi } from '../../src/extension/api';
-import { COPILOT_INSTRUCTIONS_FILE } from '../../src/server/agents/copilotInstructions';
+import { COPILOT_INSTRUCTIONS_FILE } from '../../src/server/core/agents/copilotInstructions';
 import type { AskWorkspaceSetting, GuardedSettings } from '../../src/extension/guardedSettings';
 
 type Handler = (r: vscode.ChatRequest, c: vscode.ChatContext, s: vscode.ChatResponseStream, t: vscode.CancellationToken) => Promise<vscode.ChatResult>;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { activateApi, waitFor, workspaceFolder } from './helpers';
 import type { AskWorkspaceSetting, GuardedSettings } from '../../src/extension/guardedSettings';
-import { COPILOT_INSTRUCTIONS_FILE } from '../../src/server/agents/copilotInstructions';
+import { COPILOT_INSTRUCTIONS_FILE } from '../../src/server/core/agents/copilotInstructions';
 
 interface TestHooks {
   scheduler: { tick(now?: Date): Promise<void> };

@@ -12,8 +12,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { tempWorkspace } from '../helpers/tempWorkspace';
-import { agentSessionsPath } from '../../src/server/agents/agentPaths';
-import { computeSignature } from '../../src/server/delivery/deliveredSignature';
+import { agentSessionsPath } from '../../src/server/core/agents/agentPaths';
+import { computeSignature } from '../../src/server/core/delivery/deliveredSignature';
 import { identityOf, parseWitness, type HookWitness } from '../../src/cli/hookFast';
 
 const CLI = resolve(__dirname, '../../dist/cli.js');

@@ -1,5 +1,5 @@
 import { test } from 'node:test';
-import { sameExceptNonce } from '../../src/server/threat/envelope';
+import { sameExceptNonce } from '../../src/server/core/threat/envelope';
 import assert from 'node:assert/strict';
 import { tempWorkspace } from '../helpers/tempWorkspace';
 import { mkdirSync, writeFileSync, renameSync, rmSync } from 'node:fs';

@@ -17,10 +17,10 @@ import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotoc
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AcceptRepositoryReviewRequest, AcceptRepositoryReviewsRequest, JudgeFileRequest, MarkReviewedRequest, RepositoryReviewsRequest } from '../../src/shared/protocol';
 import { MemoryListFlaggedRequest } from '../../src/shared/memoryProtocol';
-import { RULESET_VERSION } from '../../src/server/threat/rules';
-import { contentRevision } from '../../src/server/notes/noteIndex';
-import { UserTrustStore } from '../../src/server/review/userTrust';
-import { agentSessionsPath } from '../../src/server/agents/agentSessions';
+import { RULESET_VERSION } from '../../src/server/core/threat/rules';
+import { contentRevision } from '../../src/server/core/notes/noteIndex';
+import { UserTrustStore } from '../../src/server/core/review/userTrust';
+import { agentSessionsPath } from '../../src/server/core/agents/agentSessions';
 import { startRealServer } from '../helpers/serverConnection';
 import { waitFor } from '../helpers/waitFor';
 

@@ -69,7 +69,7 @@ test('a session key or entry id that names an Object.prototype member is unknown
 });
 
 // vscode-jsonrpc reads `message.params.id` of a `$/cancelRequest` outside its try/catch, so the uncaught TypeError
-// ended the server process; src/server/main.ts drops such a message before it gets there.
+// ended the server process; src/server/lsp/serverMain.ts drops such a message before it gets there.
 test('a $/cancelRequest without params does not take the server down', async (t) => {
   const { workspace, storage } = tempWorkspace('sk-cancel-');
   const server = await startRealServer({ workspaceFolder: workspace, globalStoragePath: storage, memoryEnabled: false });

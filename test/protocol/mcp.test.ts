@@ -21,7 +21,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { tempWorkspace } from '../helpers/tempWorkspace';
 import { waitFor } from '../helpers/waitFor';
-import { writeMemorySwitch } from '../../src/server/memory/memorySwitch';
+import { writeMemorySwitch } from '../../src/server/core/memory/memorySwitch';
 
 const CLI = resolve(__dirname, '../../dist/cli.js');
 /** `node dist/cli.js scan` flags it (override.ignore-instructions, leak.system-prompt). */

@@ -26,8 +26,8 @@ import {
   MemoryRememberRequest,
   MemoryUpdateRequest,
 } from '../../src/shared/memoryProtocol';
-import { sessionsPath } from '../../src/server/store/paths';
-import { writeMemorySwitch } from '../../src/server/memory/memorySwitch';
+import { sessionsPath } from '../../src/server/core/store/paths';
+import { writeMemorySwitch } from '../../src/server/core/memory/memorySwitch';
 import { startRealServer, type RunningServer } from '../helpers/serverConnection';
 import { tempWorkspace } from '../helpers/tempWorkspace';
 

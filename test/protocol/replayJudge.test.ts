@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CancellationTokenSource } from 'vscode-languageserver-protocol';
 import { CreateSessionRequest, JudgeFileRequest, JudgeTextsRequest, ListSessionsRequest, MarkReviewedRequest, StatusRequest } from '../../src/shared/protocol';
-import { RULESET_VERSION } from '../../src/server/threat/rules';
+import { RULESET_VERSION } from '../../src/server/core/threat/rules';
 import { startRealServer } from '../helpers/serverConnection';
 import { tempWorkspace } from '../helpers/tempWorkspace';
 

@@ -16,7 +16,7 @@ import {
   StoreChangedNotification,
 } from '../../src/shared/protocol';
 import { MemoryChangedNotification, MemoryConfigureRequest } from '../../src/shared/memoryProtocol';
-import { sessionsPath } from '../../src/server/knowledgeCore';
+import { sessionsPath } from '../../src/server/core/knowledgeCore';
 import { startRealServer, waitFor } from '../helpers/serverConnection';
 
 const dirs = () => tempWorkspace('sk-proto-');

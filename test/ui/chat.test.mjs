@@ -46,12 +46,12 @@ const userWords = (request) => request.messages.filter((m) => m.role === 'user')
 
 /** `.knowledge/reviews.json` with one review of REVIEWED's text under `rulesetVersion`. */
 /**
- * This person's own review (their per-user record, `src/server/review/userTrust.ts`, in the state folder the workbench
+ * This person's own review (their per-user record, `src/server/core/review/userTrust.ts`, in the state folder the workbench
  * gets beside its user-data folder): reviews.json alone is the team's record and clears nothing.
  */
 function recordOwnReview(stateDir, folder, id, text) {
   const revision = createHash('sha256').update(text).digest('hex');
-  const script = `import trust from ${JSON.stringify(join(repoRoot, 'src/server/review/userTrust.ts'))};
+  const script = `import trust from ${JSON.stringify(join(repoRoot, 'src/server/core/review/userTrust.ts'))};
 await new trust.UserTrustStore(${JSON.stringify(join(stateDir, 'trust'))}).add([{ kind: 'review', folder: ${JSON.stringify(folder)}, id: ${JSON.stringify(id)}, revision: ${JSON.stringify(revision)}, rulesetVersion: ${JSON.stringify(RULESET_VERSION)}, how: 'self', by: 'ui-test' }]);`;
   execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: repoRoot });
 }
@@ -60,7 +60,7 @@ await new trust.UserTrustStore(${JSON.stringify(join(stateDir, 'trust'))}).add([
 function lapseOwnReview(stateDir, folder, id, text) {
   const revision = createHash('sha256').update(text).digest('hex');
   const key = (rulesetVersion) => `{ kind: 'review', folder: ${JSON.stringify(folder)}, id: ${JSON.stringify(id)}, revision: ${JSON.stringify(revision)}, rulesetVersion: ${JSON.stringify(rulesetVersion)}, how: 'self', by: 'ui-test' }`;
-  const script = `import trust from ${JSON.stringify(join(repoRoot, 'src/server/review/userTrust.ts'))};
+  const script = `import trust from ${JSON.stringify(join(repoRoot, 'src/server/core/review/userTrust.ts'))};
 const store = new trust.UserTrustStore(${JSON.stringify(join(stateDir, 'trust'))});
 await store.load();
 await store.remove([${key(RULESET_VERSION)}]);
@@ -91,7 +91,7 @@ describe("@knowledge in VS Code's Chat view, with a fake model that records what
   const slowFile = () => join(scratch, 'slow-ms');
   /** Every request to the language server waits `ms` first (0: none). */
   const slowServer = (ms) => writeFileSync(slowFile(), String(ms));
-  /** The server's sessions store (src/server/store/sessionStore.ts): the next-chat draft and every session. */
+  /** The server's sessions store (src/server/core/store/sessionStore.ts): the next-chat draft and every session. */
   const store = () => {
     const key = createHash('sha256').update(workspace).digest('hex').slice(0, 16);
     return readSessionsStore(join(userDataDir, 'User/globalStorage/sessionknowledge.session-knowledge/workspaces', key, 'sessions.json'));

@@ -24,7 +24,7 @@ const IMG_TEXT = "<img src=x onerror=alert('sk-side-effect-img')>";
 const SESSION_KEY = 'ui-panel-session-1';
 
 
-/** Where the server keeps this workspace's sessions index (see sessionsPath in src/server/knowledgeCore.ts); the sessions are in `sessions/` beside it. */
+/** Where the server keeps this workspace's sessions index (see sessionsPath in src/server/core/knowledgeCore.ts); the sessions are in `sessions/` beside it. */
 function sessionsFile(userDataDir, workspace) {
   const key = createHash('sha256').update(workspace).digest('hex').slice(0, 16);
   return join(userDataDir, 'User', 'globalStorage', EXTENSION_ID, 'workspaces', key, 'sessions.json');

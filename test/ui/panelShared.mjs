@@ -43,7 +43,7 @@ export const focusState = (frame) => frame.locator('body').evaluate((b) => {
 
 /**
  * The sessions store as one object, `{ draftPins, sessions: { [key]: session } }`, read from disk: the index
- * (`sessions.json`) and one file per session in `sessions/` beside it (src/server/store/sessionStore.ts). Sessions
+ * (`sessions.json`) and one file per session in `sessions/` beside it (src/server/core/store/sessionStore.ts). Sessions
  * still in an old-format index (not yet migrated) are included.
  */
 export function readSessionsStore(indexPath) {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CURSOR_MCP_CONFIG_FILE, MCP_SERVER_NAME, McpConfigError, writeMcpConfig } from '../../src/server/agents/mcpConfig';
+import { CURSOR_MCP_CONFIG_FILE, MCP_SERVER_NAME, McpConfigError, writeMcpConfig } from '../../src/server/core/agents/mcpConfig';
 import {
   COPILOT_INSTRUCTIONS_FILE,
   GIT_EXCLUDE_LINE,
@@ -18,8 +18,8 @@ import {
   removeInstructionFile,
   renderInstructionFile,
   writeInstructionFile,
-} from '../../src/server/agents/copilotInstructions';
-import { wrapInEnvelope } from '../../src/server/threat/envelope';
+} from '../../src/server/core/agents/copilotInstructions';
+import { wrapInEnvelope } from '../../src/server/core/threat/envelope';
 
 const folder = () => mkdtempSync(join(tmpdir(), 'sk-agent-files-'));
 const CLI = '/opt/ext/dist/cli.js';
@@ -161,8 +161,8 @@ test('.git/info/exclude: the line is appended once; not a repository answers und
 });
 
 test('after an update, our installed entries are pointed at the new CLI; nothing is added where we were not installed', async () => {
-  const { installClaudeCodeHook, hookCommand } = await import('../../src/server/agents/claudeSettings');
-  const { refreshInstalledEntries } = await import('../../src/server/agents/installedEntries');
+  const { installClaudeCodeHook, hookCommand } = await import('../../src/server/core/agents/claudeSettings');
+  const { refreshInstalledEntries } = await import('../../src/server/core/agents/installedEntries');
   const OLD = '/ext/session-knowledge-0.1.0/dist/cli.js';
   const NEW = '/ext/session-knowledge-0.2.0/dist/cli.js';
   const none = folder();
@@ -197,7 +197,7 @@ test('the Copilot instruction file is not rewritten for a new envelope nonce alo
 });
 
 test('our hook command is recognised only in the exact shape hookCommand writes (any install path), never a person\'s command that mentions it', async () => {
-  const { hookCommand, isOurHookCommand } = await import('../../src/server/agents/claudeSettings');
+  const { hookCommand, isOurHookCommand } = await import('../../src/server/core/agents/claudeSettings');
   for (const cmd of [
     hookCommand('/home/me/.vscode/extensions/x.session-knowledge-0.1.0/dist/cli.js'),
     hookCommand('/home/me/my tools/dist/cli.js', '/usr/bin/node'),

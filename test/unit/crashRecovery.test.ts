@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { withFileLock } from '../../src/server/store/atomicFile';
+import { withFileLock } from '../../src/server/core/store/atomicFile';
 import { runKillCampaign, type StoreUnderTest } from '../helpers/crashCampaign';
 import { fuzzCount, fuzzSeed } from '../helpers/hostile';
 
@@ -26,7 +26,7 @@ for (const store of ['sessions', 'memory'] as StoreUnderTest[]) {
   });
 }
 
-// Known bug, reported (src/server/store/atomicFile.ts): `withFileLock` creates the lock file, then writes its pid
+// Known bug, reported (src/server/core/store/atomicFile.ts): `withFileLock` creates the lock file, then writes its pid
 // into it. A writer killed in between leaves an EMPTY lock, which is neither "owner gone" nor stale until 15 s,
 // so the next writer's 10 s wait runs out and its write is refused. Seen in the kill -9 runs above
 // (`lock timeouts after a kill`). Fixed: the lock is now created with its owner in it (a hard link of a complete

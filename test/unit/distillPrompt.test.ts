@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildDistillPrompt, estimateTokens, parseDistillAnswer, retryMessage, DISTILL_INSTRUCTIONS } from '../../src/extension/memory/distillPrompt';
-import { ENVELOPE_CLOSE, envelopeMarkers } from '../../src/server/threat/envelope';
+import { ENVELOPE_CLOSE, envelopeMarkers } from '../../src/server/core/threat/envelope';
 import { ONE_OF_EACH, countMarkers, nonceOf } from '../helpers/envelopeCount';
 
 const turns = (n: number, size = 40) => Array.from({ length: n }, (_, i) => ({ prompt: `question ${i + 1} ${'q'.repeat(size)}`, response: `answer ${i + 1} ${'a'.repeat(size)}` }));

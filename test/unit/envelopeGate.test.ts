@@ -1,5 +1,5 @@
 /**
- * The one gate into the envelope (src/server/threat/envelope.ts): every spelling of our markers that was seen
+ * The one gate into the envelope (src/server/core/threat/envelope.ts): every spelling of our markers that was seen
  * passing is escaped, ordinary text is left alone, pieces gated apart cannot join into a marker, a reviewed item
  * cannot close the block, and the scanner flags the look-alike closers the rules miss.
  */
@@ -15,10 +15,10 @@ import {
   findEnvelopeMarkers,
   gateForEnvelope,
   wrapInEnvelope,
-} from '../../src/server/threat/envelope';
-import { compileBlock, type PinnedContent } from '../../src/server/delivery/knowledgeBlock';
-import { defaultScan } from '../../src/server/threat/scanForBlock';
-import type { ThreatFinding } from '../../src/server/threat/threatScanner';
+} from '../../src/server/core/threat/envelope';
+import { compileBlock, type PinnedContent } from '../../src/server/core/delivery/knowledgeBlock';
+import { defaultScan } from '../../src/server/core/threat/scanForBlock';
+import type { ThreatFinding } from '../../src/server/core/threat/threatScanner';
 import { LOOK_ALIKE_CLOSERS, NONE, ONE_OF_EACH, SEEN_PASSING, countMarkers, nonceOf } from '../helpers/envelopeCount';
 
 test('the gate escapes every spelling of our markers that was seen passing, and keeps the text readable', () => {

@@ -9,12 +9,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { containsEnvelopeMarker, gateForEnvelope, wrapInEnvelope } from '../../src/server/threat/envelope';
-import { compileBlock, type MemoryIndexEntry, type PinnedContent } from '../../src/server/delivery/knowledgeBlock';
-import { indexLine } from '../../src/server/memory/layeredIndex';
-import type { StoredEntry } from '../../src/server/memory/memoryEntry';
+import { containsEnvelopeMarker, gateForEnvelope, wrapInEnvelope } from '../../src/server/core/threat/envelope';
+import { compileBlock, type MemoryIndexEntry, type PinnedContent } from '../../src/server/core/delivery/knowledgeBlock';
+import { indexLine } from '../../src/server/core/memory/layeredIndex';
+import type { StoredEntry } from '../../src/server/core/memory/memoryEntry';
 import { LOOK_ALIKE_CLOSERS, NONE, ONE_OF_EACH, SEEN_PASSING, closersCarrying, countMarkers, nonceOf } from '../helpers/envelopeCount';
-import { GT_CONFUSABLES, LT_CONFUSABLES } from '../../src/shared/angleConfusables';
+import { GT_CONFUSABLES, LT_CONFUSABLES } from '../../src/server/core/threat/angleConfusables';
 
 const NAMES = ['knowledge-untrusted', 'END_UNTRUSTED_KNOWLEDGE', 'BEGIN_UNTRUSTED_KNOWLEDGE'];
 const LEADS = ['<', '</', '<<<', '< /', '<     /', '＜／', '﹤/', '<\u200b/', '\u226e/', '<\u2060<<', '<<< ', '/', ''];

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MEMORY_FLAG, parseMemoryFlag, readMemoryFlag } from '../../src/shared/flag';
+import { MEMORY_FLAG, parseMemoryFlag, readMemoryFlag } from '../../src/server/core/memory/memoryFlag';
 
 test('unset, empty, 0 and false (any case, trimmed) mean absent, without a warning', () => {
   for (const v of [undefined, '', '   ', '0', ' 0 ', 'false', 'FALSE', 'False', '\tfalse\n']) {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MAX_KNOWLEDGE_BYTES, capKnowledgeText, readKnowledgeFile } from '../../src/server/notes/knowledgeFile';
+import { MAX_KNOWLEDGE_BYTES, capKnowledgeText, readKnowledgeFile } from '../../src/server/core/notes/knowledgeFile';
 import { tempWorkspace } from '../helpers/tempWorkspace';
 
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');

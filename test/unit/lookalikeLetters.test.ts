@@ -7,11 +7,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { containsEnvelopeMarker, findEnvelopeMarkers, gateForEnvelope } from '../../src/server/threat/envelope';
-import { scanKnowledgeText as defaultScan } from '../../src/server/threat/scanForBlock';
-import { nameFindings } from '../../src/server/threat/names';
-import { letterOf } from '../../src/shared/letterConfusables';
-import { angleOf } from '../../src/shared/angleConfusables';
+import { containsEnvelopeMarker, findEnvelopeMarkers, gateForEnvelope } from '../../src/server/core/threat/envelope';
+import { scanKnowledgeText as defaultScan } from '../../src/server/core/threat/scanForBlock';
+import { nameFindings } from '../../src/server/core/threat/names';
+import { letterOf } from '../../src/server/core/threat/letterConfusables';
+import { angleOf } from '../../src/server/core/threat/angleConfusables';
 import { NONE, countMarkers } from '../helpers/envelopeCount';
 
 const lisu = (s: string) => s.replace(/[A-Z]/g, (c) => ({ K: 'ꓗ', N: 'ꓠ', O: 'ꓳ', W: 'ꓪ', L: 'ꓡ', E: 'ꓰ', D: 'ꓓ', G: 'ꓖ', U: 'ꓴ', T: 'ꓔ', R: 'ꓣ', S: 'ꓢ', B: 'ꓐ', I: 'ꓲ' })[c] ?? c);

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { idFromResourceUri, resourceOf, resourceUri } from '../../src/server/agents/mcpText';
-import { memorySwitchPath, readMemorySwitch, writeMemorySwitch } from '../../src/server/memory/memorySwitch';
+import { idFromResourceUri, resourceOf, resourceUri } from '../../src/server/core/agents/mcpText';
+import { memorySwitchPath, readMemorySwitch, writeMemorySwitch } from '../../src/server/core/memory/memorySwitch';
 
 test('resource URIs: a note or plan round-trips (odd names percent-encoded); anything else names nothing', () => {
   for (const id of ['.knowledge/notes/setup.md', '.knowledge/plans/q3 launch, v2.md', '.knowledge/notes/ünïcode#1?.md']) {

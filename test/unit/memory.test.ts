@@ -7,12 +7,12 @@ import assert from 'node:assert/strict';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MemoryError, MemoryService, memoryPaths } from '../../src/server/memory/memoryService';
-import { ReviewStore } from '../../src/server/review/reviewStore';
-import { sharedScanner } from '../../src/server/threat/scanForBlock';
-import { compileBlock } from '../../src/server/delivery/knowledgeBlock';
-import { computeRevision, normalizeTags } from '../../src/server/memory/memoryEntry';
-import { findSecret } from '../../src/server/memory/secrets';
+import { MemoryError, MemoryService, memoryPaths } from '../../src/server/core/memory/memoryService';
+import { ReviewStore } from '../../src/server/core/review/reviewStore';
+import { sharedScanner } from '../../src/server/core/threat/scanForBlock';
+import { compileBlock } from '../../src/server/core/delivery/knowledgeBlock';
+import { computeRevision, normalizeTags } from '../../src/server/core/memory/memoryEntry';
+import { findSecret } from '../../src/server/core/memory/secrets';
 import type { MemoryConfig } from '../../src/shared/memorySchemas';
 import type { StoreProblem } from '../../src/shared/schemas';
 
@@ -367,7 +367,7 @@ test('review then edit: a review clears exactly that revision; an edit is judged
   assert.equal(reviewed.flagged, false);
   assert.equal(reviewed.reviewed, true);
   assert.ok(reviewed.findings.length > 0, 'people still see what matched');
-  assert.ok(reviews.isReviewed(`memory:${e.id}`, e.revision, (await import('../../src/server/threat/threatScanner')).RULESET_VERSION));
+  assert.ok(reviews.isReviewed(`memory:${e.id}`, e.revision, (await import('../../src/server/core/threat/threatScanner')).RULESET_VERSION));
   assert.deepEqual((await memory.recall({ query: 'security training' })).map((x) => x.id), [e.id]);
   const edited = await memory.update({ id: e.id, body: `${e.body} (updated)` });
   assert.notEqual(edited.revision, e.revision);

@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MemoryService } from '../../src/server/memory/memoryService';
-import { UserTrustStore } from '../../src/server/review/userTrust';
-import { defaultScan } from '../../src/server/threat/scanForBlock';
-import type { ThreatFinding } from '../../src/server/threat/threatScanner';
+import { MemoryService } from '../../src/server/core/memory/memoryService';
+import { UserTrustStore } from '../../src/server/core/review/userTrust';
+import { defaultScan } from '../../src/server/core/threat/scanForBlock';
+import type { ThreatFinding } from '../../src/server/core/threat/threatScanner';
 
 const at = '2026-05-01T10:00:00.000Z';
 const line = (id: string, title: string) => JSON.stringify({ id, scope: 'project', type: 'fact', title, body: '', provenance: { sourceKind: 'human', identity: 'mallory', at }, trust: { state: 'approved', approvedBy: 'mallory', approvedAt: at }, createdAt: at, updatedAt: at });

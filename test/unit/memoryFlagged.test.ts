@@ -6,8 +6,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MemoryError, MemoryService, memoryPaths } from '../../src/server/memory/memoryService';
-import { sharedScanner } from '../../src/server/threat/scanForBlock';
+import { MemoryError, MemoryService, memoryPaths } from '../../src/server/core/memory/memoryService';
+import { sharedScanner } from '../../src/server/core/threat/scanForBlock';
 import { tempWorkspace } from '../helpers/tempWorkspace';
 import { storedLine } from './memoryLines';
 

@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MemoryService } from '../../src/server/memory/memoryService';
-import { defaultScan } from '../../src/server/threat/scanForBlock';
-import { compileBlock } from '../../src/server/delivery/knowledgeBlock';
-import type { ThreatFinding } from '../../src/server/threat/threatScanner';
+import { MemoryService } from '../../src/server/core/memory/memoryService';
+import { defaultScan } from '../../src/server/core/threat/scanForBlock';
+import { compileBlock } from '../../src/server/core/delivery/knowledgeBlock';
+import type { ThreatFinding } from '../../src/server/core/threat/threatScanner';
 
 async function memoryOn(): Promise<MemoryService> {
   const root = mkdtempSync(join(tmpdir(), 'sk-memindex-'));

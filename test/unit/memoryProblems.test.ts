@@ -6,9 +6,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { UserTrustStore } from '../../src/server/review/userTrust';
-import { KnowledgeCore } from '../../src/server/knowledgeCore';
-import { memoryPaths } from '../../src/server/memory/memoryService';
+import { UserTrustStore } from '../../src/server/core/review/userTrust';
+import { KnowledgeCore } from '../../src/server/core/knowledgeCore';
+import { memoryPaths } from '../../src/server/core/memory/memoryService';
 import type { StoreProblem } from '../../src/shared/schemas';
 import { tempWorkspace } from '../helpers/tempWorkspace';
 

@@ -1,5 +1,5 @@
 /**
- * The snapshot of a memory file's parsed entries (src/server/memory/scopeSnapshot.ts), against real files: it loads
+ * The snapshot of a memory file's parsed entries (src/server/core/memory/scopeSnapshot.ts), against real files: it loads
  * exactly what a full parse gives (every kind of line: unknown fields, flags, a lone surrogate, CRLF, blank and
  * malformed lines, a union merge's duplicate, an undated line), only for the content it was made from; an
  * append-only growth parses only the tail; a stale, corrupt or truncated snapshot, or one of another file or
@@ -13,11 +13,11 @@ import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readd
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { JsonlScopeFile, type JsonlScopeSpec } from '../../src/server/memory/jsonlStore';
-import { ENTRY_PARSE_VERSION, StoredEntrySchema, isUndated, serializeEntry, type StoredEntry } from '../../src/server/memory/memoryEntry';
-import { MemoryService, memoryPaths } from '../../src/server/memory/memoryService';
-import { snapshotPathFor } from '../../src/server/memory/scopeSnapshot';
-import { KnowledgeCore } from '../../src/server/knowledgeCore';
+import { JsonlScopeFile, type JsonlScopeSpec } from '../../src/server/core/memory/jsonlStore';
+import { ENTRY_PARSE_VERSION, StoredEntrySchema, isUndated, serializeEntry, type StoredEntry } from '../../src/server/core/memory/memoryEntry';
+import { MemoryService, memoryPaths } from '../../src/server/core/memory/memoryService';
+import { snapshotPathFor } from '../../src/server/core/memory/scopeSnapshot';
+import { KnowledgeCore } from '../../src/server/core/knowledgeCore';
 import type { StoreProblem } from '../../src/shared/schemas';
 import { storedLine } from './memoryLines';
 

@@ -8,9 +8,9 @@ import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { MemoryError, MemoryService, memoryPaths } from '../../src/server/memory/memoryService';
-import { sessionsPath } from '../../src/server/knowledgeCore';
-import { sharedScanner } from '../../src/server/threat/scanForBlock';
+import { MemoryError, MemoryService, memoryPaths } from '../../src/server/core/memory/memoryService';
+import { sessionsPath } from '../../src/server/core/knowledgeCore';
+import { sharedScanner } from '../../src/server/core/threat/scanForBlock';
 import type { StoreProblem } from '../../src/shared/schemas';
 import { storedLine } from './memoryLines';
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { normalizeForMatching, toOriginalSpan } from '../../src/server/threat/normalize';
-import { scanText } from '../../src/server/threat/threatScanner';
+import { normalizeForMatching, toOriginalSpan } from '../../src/server/core/threat/normalize';
+import { scanText } from '../../src/server/core/threat/threatScanner';
 
 // A byte that is not valid UTF-8 decodes to U+FFFD; it must not hide a word from the rules any more than a
 // zero-width space does.

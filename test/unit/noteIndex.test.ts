@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, mkdirSync, writeFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { NoteIndex, createKnowledgeFile, extractTitle, kindOfId, slugify, contentRevision } from '../../src/server/notes/noteIndex';
+import { NoteIndex, createKnowledgeFile, extractTitle, kindOfId, slugify, contentRevision } from '../../src/server/core/notes/noteIndex';
 
 function workspace(): string {
   const ws = mkdtempSync(join(tmpdir(), 'sk-notes-'));

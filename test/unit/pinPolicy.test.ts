@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkPinnable, isSecretPath } from '../../src/server/pinPolicy';
+import { checkPinnable, isSecretPath } from '../../src/server/core/pinPolicy';
 import { PinIdSchema, pinIdProblem, quotePinId } from '../../src/shared/schemas';
 
 test('secret files are recognised; their harmless look-alikes are not', () => {

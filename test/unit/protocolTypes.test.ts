@@ -14,7 +14,7 @@ import { CreateItemRequest, GetSessionRequest, ListItemsRequest, StatsRequest } 
 import { MemoryReadRequest } from '../../src/shared/memoryProtocol';
 import { CreateItemParamsSchema, ListItemsParamsSchema, SessionKeyParamsSchema, type KnowledgeItem, type Stats } from '../../src/shared/schemas';
 import { NoParamsSchema, defineRequest } from '../../src/shared/rpc';
-import { route } from '../../src/server/routing';
+import { route } from '../../src/server/lsp/routing';
 
 // Never called: it exists for the type checker.
 export function wrongPairingsDoNotCompile(connection: Connection, client: MessageConnection, item: KnowledgeItem): void {

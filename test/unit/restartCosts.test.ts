@@ -8,13 +8,13 @@ import assert from 'node:assert/strict';
 import { appendFileSync, mkdirSync, mkdtempSync, openSync, readFileSync, writeFileSync, writeSync, closeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MemoryService, memoryPaths } from '../../src/server/memory/memoryService';
-import { JsonlScopeFile } from '../../src/server/memory/jsonlStore';
-import { VerdictStore } from '../../src/server/threat/verdictStore';
-import { BlockMemo, type PinnedContent } from '../../src/server/delivery/knowledgeBlock';
-import { sameExceptNonce } from '../../src/server/threat/envelope';
-import { RULESET_VERSION } from '../../src/server/threat/threatScanner';
-import type { BlockFinding } from '../../src/server/delivery/knowledgeBlock';
+import { MemoryService, memoryPaths } from '../../src/server/core/memory/memoryService';
+import { JsonlScopeFile } from '../../src/server/core/memory/jsonlStore';
+import { VerdictStore } from '../../src/server/core/threat/verdictStore';
+import { BlockMemo, type PinnedContent } from '../../src/server/core/delivery/knowledgeBlock';
+import { sameExceptNonce } from '../../src/server/core/threat/envelope';
+import { RULESET_VERSION } from '../../src/server/core/threat/threatScanner';
+import type { BlockFinding } from '../../src/server/core/delivery/knowledgeBlock';
 import { storedLine } from './memoryLines';
 
 function dirs(): { workspace: string; storage: string; verdicts: string } {

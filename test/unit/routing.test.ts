@@ -10,9 +10,9 @@ import { createMessageConnection, ErrorCodes, ResponseError, StreamMessageReader
 import { CreateItemRequest, GetSessionRequest, ListItemsRequest, StatsRequest } from '../../src/shared/protocol';
 import { MemoryReadRequest } from '../../src/shared/memoryProtocol';
 import type { Stats } from '../../src/shared/schemas';
-import { route, SESSION_ERROR_CODE } from '../../src/server/routing';
-import { SessionError } from '../../src/server/delivery/sessionService';
-import { MEMORY_ERROR_CODE, MemoryError } from '../../src/server/memory/errors';
+import { route, SESSION_ERROR_CODE } from '../../src/server/lsp/routing';
+import { SessionError } from '../../src/server/core/delivery/sessionService';
+import { MEMORY_ERROR_CODE, MemoryError } from '../../src/server/core/memory/errors';
 
 function connect() {
   const toServer = new PassThrough();

@@ -1,5 +1,5 @@
 /**
- * The sessions' secondary indexes (src/server/store/sessionIndex.ts) on real files: every answer (scheduled claims
+ * The sessions' secondary indexes (src/server/core/store/sessionIndex.ts) on real files: every answer (scheduled claims
  * by name, pins for renames, last activity for pruning, newest-first pages) agrees with the session files, across
  * two stores on one folder (two processes) and through a fold of the journal; the index is rebuilt when missing,
  * of another format or corrupt; a session file added, changed or removed behind its back (an older version, a
@@ -10,11 +10,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { sessionsPath } from '../../src/server/knowledgeCore';
-import { SessionService } from '../../src/server/delivery/sessionService';
-import { SessionStore, sessionFileName, sessionsDirOf } from '../../src/server/store/sessionStore';
-import { writeFileAtomic } from '../../src/server/store/atomicFile';
-import type { SessionMeta } from '../../src/server/store/schemas';
+import { sessionsPath } from '../../src/server/core/knowledgeCore';
+import { SessionService } from '../../src/server/core/delivery/sessionService';
+import { SessionStore, sessionFileName, sessionsDirOf } from '../../src/server/core/store/sessionStore';
+import { writeFileAtomic } from '../../src/server/core/store/atomicFile';
+import type { SessionMeta } from '../../src/server/core/store/storeSchemas';
 import { tempWorkspace } from '../helpers/tempWorkspace';
 
 function indexPathOf(): string {
@@ -52,7 +52,7 @@ async function allPages(store: SessionStore, limit: number): Promise<string[]> {
 /** What every answer of the index should be, computed from the files. */
 async function expected(index: string, name: string, pin: string, cutoff: number) {
   const files = await new SessionStore({ indexPath: index }).list();
-  const { lastActivity } = await import('../../src/server/store/sessionStore');
+  const { lastActivity } = await import('../../src/server/core/store/sessionStore');
   return {
     newest: [...files].sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.key < b.key ? 1 : -1)).map((s) => s.key),
     scheduled: files.filter((s) => s.origin === 'schedule' && s.label === name).map((s) => s.key).sort(),

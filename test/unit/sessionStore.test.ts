@@ -1,5 +1,5 @@
 /**
- * The sessions store split into one file per session (src/server/store/sessionStore.ts), on real files and real
+ * The sessions store split into one file per session (src/server/core/store/sessionStore.ts), on real files and real
  * processes: an old-format store migrated; a migration killed with SIGKILL halfway and completed by the next open;
  * one session's write touching only its file; two processes writing one session and different sessions; a
  * malformed session file set aside; retention pruning sessions with their session memory.
@@ -9,10 +9,10 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { UserTrustStore } from '../../src/server/review/userTrust';
-import { KnowledgeCore, sessionsPath } from '../../src/server/knowledgeCore';
-import { sessionFileName, sessionsDirOf } from '../../src/server/store/sessionStore';
-import { SESSIONS_SCHEMA_VERSION } from '../../src/server/store/schemas';
+import { UserTrustStore } from '../../src/server/core/review/userTrust';
+import { KnowledgeCore, sessionsPath } from '../../src/server/core/knowledgeCore';
+import { sessionFileName, sessionsDirOf } from '../../src/server/core/store/sessionStore';
+import { SESSIONS_SCHEMA_VERSION } from '../../src/server/core/store/storeSchemas';
 import type { StoreProblem } from '../../src/shared/schemas';
 import { tempWorkspace } from '../helpers/tempWorkspace';
 

@@ -5,10 +5,10 @@ import { spawn } from 'node:child_process';
 import { promises as fs, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { KnowledgeCore, sessionsPath } from '../../src/server/knowledgeCore';
-import { withFileLock, writeFileAtomic } from '../../src/server/store/atomicFile';
+import { KnowledgeCore, sessionsPath } from '../../src/server/core/knowledgeCore';
+import { withFileLock, writeFileAtomic } from '../../src/server/core/store/atomicFile';
 import type { StoreProblem } from '../../src/shared/schemas';
-import { SESSIONS_SCHEMA_VERSION } from '../../src/server/store/schemas';
+import { SESSIONS_SCHEMA_VERSION } from '../../src/server/core/store/storeSchemas';
 
 const worker = resolve(__dirname, '../helpers/storeWorker.ts');
 

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { evaluate, parseLabelled, type EvalScore } from '../../src/server/threat/evaluate';
+import { evaluate, parseLabelled, type EvalScore } from '../../src/server/core/threat/evaluate';
 
 const root = resolve(__dirname, '../..');
 // A copy of ../shared/threat-eval/dev.jsonl kept in the repository (the learned stage trains on it), so this never skips.

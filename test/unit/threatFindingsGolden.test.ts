@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { GOLDEN_PATH, goldenFindings } from '../../scripts/threat-train/findings-dump';
-import { ThreatScanner } from '../../src/server/threat/threatScanner';
+import { ThreatScanner } from '../../src/server/core/threat/threatScanner';
 
 interface Golden {
   readonly text: string;

@@ -4,10 +4,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dumpTexts } from '../../scripts/threat-train/findings-dump';
-import { KeywordAutomaton } from '../../src/server/threat/keywords';
-import { featureBuffer, features, lastSegments } from '../../src/server/threat/model/features';
-import GENERATED from '../../src/server/threat/prefilter.generated.json';
-import { loadTables, type StoredPrefilter } from '../../src/server/threat/prefilterFormulas';
+import { KeywordAutomaton } from '../../src/server/core/threat/keywords';
+import { featureBuffer, features, lastSegments } from '../../src/server/core/threat/model/features';
+import GENERATED from '../../src/server/core/threat/prefilter.generated.json';
+import { loadTables, type StoredPrefilter } from '../../src/server/core/threat/prefilterFormulas';
 
 const STORED = GENERATED as unknown as StoredPrefilter;
 const automaton = new KeywordAutomaton(STORED.keywords, loadTables(STORED));

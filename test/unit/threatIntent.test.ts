@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { allIntentPatterns, entryCue, findIntents, gateCues } from '../../src/server/threat/intent/intent';
-import { RULES } from '../../src/server/threat/rules';
+import { allIntentPatterns, entryCue, findIntents, gateCues } from '../../src/server/core/threat/intent/intent';
+import { RULES } from '../../src/server/core/threat/rules';
 
 const INTENT_RULES = RULES.filter((r) => r.id.startsWith('intent.'));
-import * as L from '../../src/server/threat/intent/lexicon';
-import { normalizeForMatching } from '../../src/server/threat/normalize';
+import * as L from '../../src/server/core/threat/intent/lexicon';
+import { normalizeForMatching } from '../../src/server/core/threat/normalize';
 
 const ids = (text: string): string[] => [...new Set(findIntents(normalizeForMatching(text).text).map((h) => h.id))].sort();
 

@@ -8,13 +8,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { deflateRawSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { featureBuffer, features, lastSegments } from '../../src/server/threat/model/features';
-import { analyse, modelDataPath, readModelData, ThreatModelUnavailableError } from '../../src/server/threat/model/classifier';
-import { MODEL } from '../../src/server/threat/model/weights';
-import { PATTERN_RULES, rulesKey, storePrefilter } from '../../src/server/threat/prefilterFormulas';
-import GENERATED from '../../src/server/threat/prefilter.generated.json';
-import { RULES_BY_ID } from '../../src/server/threat/rules';
-import { RULESET_VERSION, scanText } from '../../src/server/threat/threatScanner';
+import { featureBuffer, features, lastSegments } from '../../src/server/core/threat/model/features';
+import { analyse, modelDataPath, readModelData, ThreatModelUnavailableError } from '../../src/server/core/threat/model/classifier';
+import { MODEL } from '../../src/server/core/threat/model/weights';
+import { PATTERN_RULES, rulesKey, storePrefilter } from '../../src/server/core/threat/prefilterFormulas';
+import GENERATED from '../../src/server/core/threat/prefilter.generated.json';
+import { RULES_BY_ID } from '../../src/server/core/threat/rules';
+import { RULESET_VERSION, scanText } from '../../src/server/core/threat/threatScanner';
 
 const segmentsOf = (text: string): string[] => {
   features(text, 0, text.length);
@@ -107,7 +107,7 @@ test('the shipped weights are what their version says, and the rule-set version 
 
 test('the weights are read from their data file beside the module; a missing, short or altered file is refused by name', () => {
   // run from source the file is the trained one in src/ (in a bundle, dist/: test/protocol/threatModelData.test.ts)
-  assert.equal(modelDataPath(), join(dirname(require.resolve('../../src/server/threat/model/classifier')), 'threat-model.bin'));
+  assert.equal(modelDataPath(), join(dirname(require.resolve('../../src/server/core/threat/model/classifier')), 'threat-model.bin'));
   assert.equal(readModelData().length, MODEL.data.bytes);
   const dir = mkdtempSync(join(tmpdir(), 'sk-weights-'));
   try {
@@ -135,7 +135,7 @@ test('npm run train:threat reproduces the shipped weights byte for byte', () => 
     const out = join(dir, 'weights.ts');
     const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/threat-train/train.ts'], { env: { ...process.env, SK_TRAIN_OUT: out }, encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
-    assert.equal(readFileSync(out, 'utf8'), readFileSync('src/server/threat/model/weights.ts', 'utf8'), 'the committed weights are not what the script and data produce: rerun npm run train:threat');
+    assert.equal(readFileSync(out, 'utf8'), readFileSync('src/server/core/threat/model/weights.ts', 'utf8'), 'the committed weights are not what the script and data produce: rerun npm run train:threat');
     assert.ok(readFileSync(join(dir, 'threat-model.bin')).equals(readFileSync(modelDataPath())), 'the committed threat-model.bin is not what the script and data produce: rerun npm run train:threat');
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -1,5 +1,5 @@
 /**
- * The person's own record of trust (`src/server/review/userTrust.ts`), on real files in temp folders: records forged
+ * The person's own record of trust (`src/server/core/review/userTrust.ts`), on real files in temp folders: records forged
  * or edited on disk are ignored, the key is private (0600), two processes adding at once lose nothing, another
  * repository's folder never matches, and `since` is set once.
  */
@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { UserTrustStore, type NewTrustRecord } from '../../src/server/review/userTrust';
+import { UserTrustStore, type NewTrustRecord } from '../../src/server/core/review/userTrust';
 
 const temp = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
 const rec = (folder: string, id: string, extra: Partial<NewTrustRecord> = {}): NewTrustRecord => ({ kind: 'review', folder, id, revision: 'a'.repeat(64), rulesetVersion: 'r1', how: 'self', by: 'me', ...extra });
@@ -68,7 +68,7 @@ test('two processes adding at once lose nothing; refresh sees what the other wro
   const dir = temp('sk-trust-');
   const ws = temp('sk-trust-ws-');
   const script = (tag: string) =>
-    `const { UserTrustStore } = require(${JSON.stringify(resolve(__dirname, '../../src/server/review/userTrust.ts'))});
+    `const { UserTrustStore } = require(${JSON.stringify(resolve(__dirname, '../../src/server/core/review/userTrust.ts'))});
 (async () => { const s = new UserTrustStore(${JSON.stringify(dir)}); for (let i = 0; i < 15; i++) await s.add([{ kind: 'review', folder: ${JSON.stringify(ws)}, id: '${tag}-' + i, revision: 'r', rulesetVersion: 'v', how: 'self', by: 'me' }]); })().catch((e) => { console.error(e); process.exit(1); });`;
   const run = (tag: string) =>
     new Promise<number>((done) => {

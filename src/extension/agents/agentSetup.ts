@@ -8,9 +8,9 @@
 import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { hookCommand, installClaudeCodeHook, uninstallClaudeCodeHook, type InstallResult } from '../../server/agents/claudeSettings';
-import { CURSOR_MCP_CONFIG_FILE, MCP_CONFIG_FILE, writeMcpConfig, type McpConfigResult } from '../../server/agents/mcpConfig';
-import { refreshInstalledEntries } from '../../server/agents/installedEntries';
+import { hookCommand, installClaudeCodeHook, uninstallClaudeCodeHook, type InstallResult } from '../../server/core/agents/claudeSettings';
+import { CURSOR_MCP_CONFIG_FILE, MCP_CONFIG_FILE, writeMcpConfig, type McpConfigResult } from '../../server/core/agents/mcpConfig';
+import { refreshInstalledEntries } from '../../server/core/agents/installedEntries';
 import { deliveryAllowed, onTrustGranted, refusedInRestrictedMode } from '../workspaceTrust';
 
 /** The id of our `contributes.mcpServerDefinitionProviders` entry. */

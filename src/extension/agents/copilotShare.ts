@@ -20,14 +20,14 @@ import {
   removeInstructionFile,
   renderInstructionFile,
   writeInstructionFile,
-} from '../../server/agents/copilotInstructions';
-import { LinkedPathError } from '../../server/store/confinedPath';
+} from '../../server/core/agents/copilotInstructions';
+import { LinkedPathError } from '../../server/core/store/confinedPath';
 import { blockBudget } from '../chat/knowledgeSend';
 import type { ServerEvents } from '../serverEvents';
 import type { GuardedSettings } from '../guardedSettings';
 import { deliveryAllowed, onTrustGranted, refusedInRestrictedMode } from '../workspaceTrust';
 
-import type { AgentPins } from './agentPins';
+import type { AgentPins } from './agentPinCommands';
 
 /** Tokens the instruction file may take (it costs its size on every Copilot turn); the block's own budget when smaller. */
 export const COPILOT_FILE_BUDGET_TOKENS = 2400;

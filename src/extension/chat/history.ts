@@ -9,7 +9,7 @@
  * replayed. Our own footer is cut from each answer, and no empty part is ever sent.
  */
 import * as vscode from 'vscode';
-import { wrapInEnvelope } from '../../server/threat/envelope';
+import { wrapInEnvelope } from '../../server/core/threat/envelope';
 
 export const PARTICIPANT_ID = 'sessionknowledge.knowledge';
 

@@ -12,14 +12,14 @@ import type * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { JudgeTextsRequest } from '../../shared/protocol';
 import type { JudgeTextsResult } from '../../shared/schemas';
-import { envelopeInside, wrapInEnvelope } from '../../server/threat/envelope';
+import { envelopeInside, wrapInEnvelope } from '../../server/core/threat/envelope';
 import { firstLiveTurn, type KnowledgeResultMetadata, type Turn } from './history';
 import { requestWithTimeout } from './knowledgeSend';
 
 type Compaction = NonNullable<KnowledgeResultMetadata['compaction']>;
 type Verdict = JudgeTextsResult['results'][number];
 
-/** Section headers as `compileBlock` (src/server/delivery/knowledgeBlock.ts) writes them. */
+/** Section headers as `compileBlock` (src/server/core/delivery/knowledgeBlock.ts) writes them. */
 const HEADER = /\n--- (?:Pinned (?:note|plan|file): (.*?)|Memory index[^\n]*) ---\n/g;
 
 export const UNJUDGED_BLOCK = '[An earlier knowledge block is left out of this replay: it could not be checked against the current threat rules.]';

@@ -9,7 +9,7 @@
  * The answer: a JSON array of proposals (DistillAnswerSchema). Tolerated around it: a code fence, prose before or
  * after. What is wrong is said in one sentence, for the one retry and for the person.
  */
-import { wrapInEnvelope } from '../../server/threat/envelope';
+import { wrapInEnvelope } from '../../server/core/threat/envelope';
 import { z } from 'zod';
 import { DISTILL_MAX_PROPOSALS, DistillAnswerSchema, DistilledProposalSchema, MEMORY_BODY_MAX, MEMORY_TITLE_MAX, type DistilledProposal } from '../../shared/memorySchemas';
 

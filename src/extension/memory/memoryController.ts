@@ -8,14 +8,14 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { MemoryConfigureRequest } from '../../shared/memoryProtocol';
 import type { MemoryConfig } from '../../shared/memorySchemas';
-import { readMemoryFlag } from '../../shared/flag';
-import { writeMemorySwitch } from '../../server/memory/memorySwitch';
+import { readMemoryFlag } from '../../server/core/memory/memoryFlag';
+import { writeMemorySwitch } from '../../server/core/memory/memorySwitch';
 
 const ON_KEY = 'sessionKnowledge.memory.on';
 const CONFIG_KEY = 'sessionKnowledge.memory.config';
 
 /**
- * Whether memory exists in this extension host (the one parser in src/shared/flag.ts; the server is told
+ * Whether memory exists in this extension host (the one parser in src/server/core/memory/memoryFlag.ts; the server is told
  * through `initializationOptions.memoryEnabled`). A value it does not understand is reported in the output.
  */
 export function memoryFlagSet(log?: vscode.LogOutputChannel): boolean {

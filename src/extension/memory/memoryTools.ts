@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { ResponseError } from 'vscode-languageclient/node';
 import { MemoryForgetPreviewRequest, MemoryForgetRequest, MemoryReadRequest, MemoryRecallRequest, MemoryRememberRequest } from '../../shared/memoryProtocol';
-import { IdToolInput as IdInput, RecallToolInput as RecallInput, RememberToolInput as RememberInput, describeEntry as describe, inputProblem, memoryEnvelope as envelope, rememberedSentence } from '../../server/memory/modelTools';
+import { IdToolInput as IdInput, RecallToolInput as RecallInput, RememberToolInput as RememberInput, describeEntry as describe, inputProblem, memoryEnvelope as envelope, rememberedSentence } from '../../server/core/memory/modelTools';
 
 import { RESTRICTED_NOTICE, deliveryAllowed } from '../workspaceTrust';
 

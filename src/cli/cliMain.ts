@@ -1,0 +1,187 @@
+/**
+ * `session-knowledge`: the command-line tool on the same core as the language server. No VS Code needed.
+ */
+import { relative, resolve, sep } from 'node:path';
+import { ReviewStore } from '../server/core/review/reviewStore';
+import { defaultStoragePath } from '../server/core/store/paths';
+import type { Stats } from '../shared/schemas';
+import { scannedWorkspaceRoots } from './roots';
+import type { ScanHooks } from './scanFiles';
+import { runScanWithWorkspaces, type ReviewOptions } from './scanCommand';
+import { KnowledgeCore } from '../server/core/knowledgeCore';
+import { AgentUsageError, runClaudeCodeHook, runHookSetup, runPins, workspaceFoldersArg } from './agentCommands';
+
+export { defaultStoragePath };
+
+export interface CliIo {
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
+  stdin: NodeJS.ReadableStream;
+  cwd: string;
+}
+
+const HELP = `session-knowledge — Session Knowledge on the command line (no VS Code needed)
+
+Usage:
+  session-knowledge stats [--workspace DIR|FILE.code-workspace]... [--storage DIR] [--json]
+      Counts notes, plans and sessions (per folder, for several), checks every store file, lists problems found.
+      Exit 0 when healthy, 1 when a problem was found, 2 on bad input.
+  session-knowledge scan [PATH...] [--workspace DIR|FILE.code-workspace]... [--jsonl FILE|-]
+      Scans .knowledge/ (or the given files and folders, or every folder of a workspace) for text that tries
+      to instruct the model and prints findings like a linter (file:line:col rule-id message [folder NAME]).
+      Exit 1 when something is flagged, 0 when clean, 2 on bad input. --jsonl reads {"id","text"} lines and
+      writes one result line each. Run session-knowledge scan --help for details.
+  session-knowledge pin PATH... | unpin PATH... | pins [--workspace DIR|FILE.code-workspace]...
+      The agent pins (.knowledge/pins.json of the folder holding each file): what Claude Code, the MCP server
+      and Copilot's instruction file carry. Secrets and files outside the workspace are refused (exit 1).
+  session-knowledge hook claude-code [--budget-tokens N] [--workspace DIR|FILE.code-workspace]...
+      Claude Code's SessionStart / UserPromptSubmit hook: reads the hook input on stdin, prints the block when
+      the session is owed it. Never blocks a prompt: on bad input it prints nothing and exits 0.
+  session-knowledge hook install claude-code | hook uninstall claude-code [--workspace DIR|FILE.code-workspace]...
+      Adds (removes) the two hook entries in .claude/settings.local.json of each folder, keeping every other setting.
+  session-knowledge lsp --stdio
+      Runs the language server over stdin/stdout for any LSP client (Neovim, Helix, Emacs…): warnings on
+      .knowledge/** files that read as instructions to a model, and a "mark as reviewed" code action.
+      The workspace is the client's root folder; nothing else may be written to stdout.
+  session-knowledge mcp [--workspace DIR|FILE.code-workspace]... [--storage DIR]
+      An MCP server on stdio (Claude Code, Cursor, any MCP client): the tool knowledge_context (the agent
+      pins' block), every note and plan as a resource; flagged items withheld. Logs go to stderr.
+  session-knowledge --help | --version
+
+Options:
+  --workspace DIR   a workspace folder holding .knowledge/ (default: the nearest one from the current folder), or
+                    a VS Code .code-workspace file (its folders; JSONC, paths relative to the file). Given more
+                    than once, or a file of several folders: ids start with each folder's name
+                    (infra/.knowledge/notes/x.md), as in a VS Code multi-root workspace
+  --storage DIR     the extension's global storage (default: $SESSION_KNOWLEDGE_STORAGE, else VS Code's)
+  --json            print JSON instead of text
+`;
+
+class UsageError extends Error {}
+
+/**
+ * Reviews ("reviewed — not a threat"): this person's own record (per user, `review/userTrust.ts`) clears a finding;
+ * each workspace's `.knowledge/reviews.json` (the team's record) only with `--accept-repository-reviews`. The
+ * workspace of a scanned path is found from that path, not from the current folder, so `scan some/repo/.knowledge`
+ * run from a parent folder honours the reviews of some/repo.
+ */
+export async function reviewsFor(args: readonly string[], cwd: string, options: ReviewOptions = { acceptRepository: false }): Promise<ScanHooks> {
+  const roots = scannedWorkspaceRoots(args, cwd);
+  const stores = new Map<string, ReviewStore>();
+  for (const root of roots) {
+    const store = new ReviewStore(root, undefined, { acceptRepository: options.acceptRepository });
+    await store.load();
+    stores.set(root, store);
+  }
+  // The innermost workspace that holds the file decides.
+  const byDepth = [...stores.keys()].sort((a, b) => b.length - a.length);
+  return {
+    isReviewed: (path, hash, version) => {
+      const abs = resolve(cwd, path);
+      const root = byDepth.find((r) => abs === r || abs.startsWith(r + sep));
+      return Boolean(root && stores.get(root)!.isReviewed(relative(root, abs).split(sep).join('/'), hash, version));
+    },
+  };
+}
+
+function parseOptions(args: string[], known: Record<string, 'value' | 'flag'>): Record<string, string | true> {
+  const out: Record<string, string | true> = {};
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const kind = known[arg];
+    if (!kind) throw new UsageError(`unknown option ${arg}`);
+    if (kind === 'flag') out[arg] = true;
+    else {
+      const value = args[++i];
+      if (value === undefined || value.startsWith('--')) throw new UsageError(`${arg} needs a value`);
+      out[arg] = value;
+    }
+  }
+  return out;
+}
+
+export function formatStatsText(stats: Stats): string {
+  const lines = [
+    `workspace   ${stats.workspaceFolder ?? '(none)'}`,
+    ...(stats.folders ?? []).map((f) => `folder      ${f.name}: ${f.notes} notes, ${f.plans} plans  ${f.path}`),
+    `notes       ${stats.notes}`,
+    `plans       ${stats.plans}`,
+    `sessions    ${stats.sessions}`,
+    `draft pins  ${stats.draftPins}`,
+    ...stats.stores.map((s) => `store       ${s.source}: ${s.state}${s.schemaVersion !== null ? ` (schema v${s.schemaVersion})` : ''}  ${s.path}`),
+    stats.problems.length === 0 ? 'problems    none' : `problems    ${stats.problems.length}`,
+    ...stats.problems.map((p) => `  - ${p.message}`),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+async function stats(args: string[], io: CliIo): Promise<number> {
+  // --workspace may be given several times (or name a .code-workspace file): taken out before the other options.
+  const workspaces: string[] = [];
+  const rest: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] !== '--workspace') rest.push(args[i]!);
+    else if (args[i + 1] === undefined || args[i + 1]!.startsWith('--')) throw new UsageError('--workspace needs a value');
+    else workspaces.push(args[++i]!);
+  }
+  const opts = parseOptions(rest, { '--storage': 'value', '--json': 'flag' });
+  // Without --workspace: the current folder, as ever.
+  const folders = workspaceFoldersArg(workspaces.length > 0 ? workspaces : ['.'], io.cwd, io.stderr);
+  const storage = typeof opts['--storage'] === 'string' ? resolve(io.cwd, opts['--storage']) : defaultStoragePath();
+  const core = new KnowledgeCore({ workspaceFolder: folders[0]!.path, ...(folders.length > 1 ? { workspaceFolders: folders } : {}), globalStoragePath: storage });
+  await core.load();
+  const result = await core.stats();
+  io.stdout(opts['--json'] ? `${JSON.stringify(result, null, 2)}\n` : formatStatsText(result));
+  return result.problems.length > 0 ? 1 : 0;
+}
+
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case undefined:
+      case '--help':
+      case '-h':
+      case 'help':
+        io.stdout(HELP);
+        return command === undefined ? 2 : 0;
+      case '--version':
+        io.stdout('0.1.0\n');
+        return 0;
+      case 'stats':
+        return await stats(rest, io);
+      case 'scan':
+        return await runScanWithWorkspaces(rest, io, (expanded, options) => reviewsFor(expanded, io.cwd, options));
+      case 'pin':
+      case 'unpin':
+      case 'pins':
+        return await runPins(command, rest, io, defaultStoragePath());
+      case 'hook': {
+        const [sub, ...more] = rest;
+        if (sub === 'claude-code') return await runClaudeCodeHook(more, io, defaultStoragePath());
+        if (sub === 'install' || sub === 'uninstall') return await runHookSetup(sub, more, io, resolve(process.argv[1] ?? 'session-knowledge'));
+        throw new UsageError('hook takes: claude-code | install claude-code | uninstall claude-code');
+      }
+      default:
+        throw new UsageError(`unknown command ${command}`);
+    }
+  } catch (err) {
+    if (err instanceof UsageError || err instanceof AgentUsageError) {
+      io.stderr(`session-knowledge: ${err.message}\nRun session-knowledge --help for usage.\n`);
+      return 2;
+    }
+    io.stderr(`session-knowledge: ${(err as Error)?.message ?? String(err)}\n`);
+    return 2;
+  }
+}
+
+if (require.main === module) {
+  void runCli(process.argv.slice(2), {
+    stdout: (s) => process.stdout.write(s),
+    stderr: (s) => process.stderr.write(s),
+    stdin: process.stdin,
+    cwd: process.cwd(),
+  }).then((code) => {
+    process.exitCode = code;
+  });
+}

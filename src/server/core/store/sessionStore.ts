@@ -1,0 +1,490 @@
+/**
+ * The sessions store: one small file per session, so that one session's write costs the same at 100 sessions
+ * and at 100k. Layout, in the workspace's folder of global storage (see `paths.ts`):
+ *
+ *   sessions.json            the index: `{ schemaVersion: 2, draftPins, …unknown fields kept }`
+ *   sessions-index.json/.log its secondary indexes (scheduled names, pins, last activity, newest first):
+ *                            `sessionIndex.ts`, one journal line appended with each session write under its lock
+ *   sessions/<name>.json     one session (`SessionFileSchema`), `<name>` derived from its key (`sessionFileName`)
+ *
+ * Guarantees, per file, as for every document of the store (tests: test/unit/sessionStore.test.ts, store.test.ts,
+ * sessionIndex.test.ts, crashRecovery.test.ts):
+ * - writes are atomic (temp + fsync + rename: `writeSmallFileAtomic`, without a folder fsync — a power loss may undo
+ *   the last write, never tear it) and read-modify-write under that file's cross-process lock (a link whose target
+ *   is its owner), re-reading the file first (through the stat-keyed cache: an unchanged file is not read again):
+ *   two windows writing the same session lose nothing; writing different sessions, they never wait for each other;
+ * - no hot path lists every session: claims, pin renames, pruning and the panel's pages go through the indexes;
+ * - a malformed session file is set aside (`<name>.json.malformed-<time>`), reported with both paths, and the
+ *   session reads as unknown; every other session loads; a malformed index is set aside by `JsonDocument`;
+ * - unknown fields (a newer version's) are kept on the round trip.
+ *
+ * Migration from version 1 (one `sessions.json` holding every session) on first open, under the index's lock:
+ * the old file is copied to `sessions.json.v1-backup` (once), every session is written to its own file, and only
+ * then is the index rewritten without them. A crash at any point leaves the old file in place (the session files
+ * written so far are the same sessions, written again by the next open), so the next open completes it; nothing
+ * is lost. Sessions found in a version-2 index (an older window wrote there) are moved out the same way.
+ */
+import { promises as fs, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { basename, dirname, join } from 'node:path';
+import { JsonDocument, MalformedDocumentError } from './jsonDocument';
+import { removeDeadTempFiles, withFileLock, writeFileAtomic, writeSmallFileAtomic } from './atomicFile';
+import { SessionIndex, decodeCursor, encodeCursor, entryOf, type PageCursor } from './sessionIndex';
+import {
+  SESSIONS_SCHEMA_VERSION,
+  SESSION_FILE_SCHEMA_VERSION,
+  SessionFileSchema,
+  SessionsIndexSchema,
+  legacySessionsDefaults,
+  SessionsDocSchema,
+  sessionsIndexDefaults,
+  sessionsMigrations,
+  type SessionMeta,
+  type SessionsDoc,
+  type SessionsIndex,
+} from './storeSchemas';
+import type { StoreHealth, StoreProblem } from '../../../shared/schemas';
+
+export interface SessionStoreOptions {
+  /** `sessions.json` (the index); the sessions go in `sessions/` beside it. */
+  indexPath: string;
+  onProblem?: (problem: StoreProblem) => void;
+  /** Tests: called after each session file the migration writes (a test kills the process here). */
+  onMigrateProgress?: (written: number, total: number) => void;
+  /** Tests: fold the index's journal into its snapshot past this many lines. */
+  indexFoldAfter?: number;
+  /** Tests: drop an index journal nobody folded past this size. */
+  indexMaxJournalBytes?: number;
+}
+
+/** The file name of a session: readable where the key allows it, unique by a hash of the key. */
+export function sessionFileName(key: string): string {
+  const readable = key.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 48);
+  return `${readable}.${createHash('sha256').update(key).digest('hex').slice(0, 16)}.json`;
+}
+
+/** The folder of session files beside an index at `indexPath`. */
+export const sessionsDirOf = (indexPath: string): string => join(dirname(indexPath), 'sessions');
+
+/** When anything last happened to `s`: its own record, else the newest of creation, delivery and results. */
+export function lastActivity(s: SessionMeta): number {
+  const dates = [s.lastActivityAt, s.createdAt, s.deliveredAt ?? undefined, ...(s.results ?? []).map((r) => r.at)];
+  let best = Number.NEGATIVE_INFINITY;
+  for (const d of dates) {
+    const t = d ? Date.parse(d) : Number.NaN;
+    if (!Number.isNaN(t) && t > best) best = t;
+  }
+  return best;
+}
+
+function timestampForFileName(date = new Date()): string {
+  return date.toISOString().replace(/[:.]/g, '-');
+}
+
+function statKey(path: string): string | null {
+  try {
+    const s = statSync(path, { bigint: true });
+    return `${s.ino}:${s.size}:${s.mtimeNs}`;
+  } catch {
+    return null;
+  }
+}
+
+/** What `update` answers: the session as written, or undefined when there was none (and nothing was written). */
+export type SessionUpdate = (current: SessionMeta | undefined) => SessionMeta | undefined | 'delete';
+
+export class SessionStore {
+  readonly index: JsonDocument<SessionsIndex>;
+  /** The secondary indexes (scheduled names, pins, last activity, newest first): `sessionIndex.ts`. */
+  readonly sessionIndex: SessionIndex;
+  readonly dir: string;
+  private opened: Promise<void> | null = null;
+  /** Per-file queues: this process's own writes of one session, in order (the file lock orders processes). */
+  private readonly queues = new Map<string, Promise<unknown>>();
+  /** Parsed sessions by file name, with the stat they were read at: a list re-reads only what changed. */
+  private readonly cache = new Map<string, { stat: string; session: SessionMeta }>();
+  private listed: { dirStat: string; sessions: SessionMeta[] } | null = null;
+  private readonly problems = new Set<string>();
+  /** The index was malformed at open and set aside (health says so until the next write). */
+  private setAsideAtOpen = false;
+
+  constructor(readonly options: SessionStoreOptions) {
+    this.dir = sessionsDirOf(options.indexPath);
+    this.index = new JsonDocument<SessionsIndex>({
+      source: 'sessions',
+      path: options.indexPath,
+      schema: SessionsIndexSchema,
+      currentVersion: SESSIONS_SCHEMA_VERSION,
+      defaults: sessionsIndexDefaults,
+      migrations: sessionsMigrations,
+      onProblem: options.onProblem,
+    });
+    this.sessionIndex = new SessionIndex({
+      indexPath: options.indexPath,
+      dir: this.dir,
+      activityOf: lastActivity,
+      ...(options.indexFoldAfter !== undefined ? { foldAfter: options.indexFoldAfter } : {}),
+      ...(options.indexMaxJournalBytes !== undefined ? { maxJournalBytes: options.indexMaxJournalBytes } : {}),
+      reindex: (file, key) => this.reindex(file, key),
+      read: async (file) => {
+        const path = join(this.dir, file);
+        const session = await this.readFile(path, undefined);
+        // A file under another session's name (copied by hand) is not that session: `get` would not find it either.
+        if (!session || sessionFileName(session.key) !== file) return undefined;
+        return { session, stat: this.cache.get(file)?.stat ?? statKey(path) };
+      },
+    });
+  }
+
+  get indexPath(): string {
+    return this.options.indexPath;
+  }
+
+  pathOf(key: string): string {
+    return join(this.dir, sessionFileName(key));
+  }
+
+  /** Migrates (when needed), sweeps crash leftovers, loads the index. Once per store; later calls wait for the first. */
+  open(): Promise<void> {
+    if (this.opened && this.splitCheckedAt !== null && statKey(this.options.indexPath) !== this.splitCheckedAt) {
+      // sessions.json changed since this store last looked: an older version (a window, a hook) may have put sessions
+      // back into it. Split them again, so this running store (and its index) sees them too.
+      const again = this.opened.then(() => this.migrate());
+      this.opened = again;
+    }
+    this.opened ??= (async () => {
+      await this.migrate();
+      await removeDeadTempFiles(this.dir);
+      await this.index.load();
+    })();
+    const opened = this.opened;
+    opened.catch(() => (this.opened = null)); // a failed open is tried again next time
+    return opened;
+  }
+
+  /**
+   * The secondary indexes, up to date: the store opened first (an old single-file store split, so the index is built
+   * from the split files), then this process's copy brought up to date. What claims, renames and retention read.
+   */
+  async readyIndex(): Promise<SessionIndex> {
+    await this.open();
+    await this.sessionIndex.ready();
+    return this.sessionIndex;
+  }
+
+  /** The stat of sessions.json when this store last checked whether it holds sessions to split (null: never). */
+  private splitCheckedAt: string | null = null;
+
+  health(): StoreHealth {
+    const h = this.index.health();
+    return this.setAsideAtOpen && h.state === 'missing' ? { ...h, state: 'set-aside', schemaVersion: null } : h;
+  }
+
+  // ---- migration ----------------------------------------------------------------------------------------
+
+  /** Moves sessions kept in `sessions.json` (version 1, or left there by an older window) into their own files. */
+  private async migrate(): Promise<void> {
+    const path = this.options.indexPath;
+    const seen = statKey(path);
+    if (seen === null) {
+      this.splitCheckedAt = 'missing';
+      return;
+    }
+    // A cheap look first: the common case (already split) takes no lock.
+    const peek = await fs.readFile(path, 'utf8').catch(() => null);
+    if (peek === null || !needsMigration(peek)) {
+      this.splitCheckedAt = seen;
+      return;
+    }
+    await withFileLock(path, async () => {
+      // The old reader: validates (and migrates version 0), sets a malformed file aside and reports it.
+      const legacy = new JsonDocument<SessionsDoc>({
+        source: 'sessions',
+        path,
+        schema: SessionsDocSchema,
+        currentVersion: 1,
+        defaults: legacySessionsDefaults,
+        migrations: { 0: sessionsMigrations[0]! },
+        onProblem: this.options.onProblem,
+      });
+      const text = await fs.readFile(path, 'utf8').catch(() => null);
+      if (text === null || !needsMigration(text)) return; // another window finished it meanwhile
+      const doc = await legacy.load();
+      if (legacy.health().state === 'set-aside') {
+        this.setAsideAtOpen = true; // reported by the legacy reader; the index starts fresh
+        return;
+      }
+      const backup = `${path}.v1-backup`;
+      if (statKey(backup) === null) await writeFileAtomic(backup, text);
+      const entries = Object.entries(doc.sessions);
+      await fs.mkdir(this.dir, { recursive: true });
+      let written = 0;
+      for (const [key, session] of entries) {
+        const target = this.pathOf(key);
+        // A session file newer than the one in the index (written after an earlier split) wins. Under the session's lock, with a line in the index's journal: a store already running sees the split
+        // session as it sees any other write (its index catches up from the journal).
+        await withFileLock(
+          target,
+          async () => {
+            const existing = await this.readFile(target, key).catch(() => undefined);
+            if (!existing || lastActivity(existing) < lastActivity(session)) {
+              const split = { ...session, key } as SessionMeta;
+              await writeFileAtomic(target, serialize(split));
+              this.sessionIndex.record({ put: entryOf(split, basename(target), statKey(target), lastActivity(split)) });
+            }
+          },
+          { sweepTemps: false, link: true },
+        );
+        written += 1;
+        this.options.onMigrateProgress?.(written, entries.length);
+      }
+      const rest: Record<string, unknown> = { ...doc };
+      delete rest.sessions;
+      const next = { ...rest, schemaVersion: Math.max(SESSIONS_SCHEMA_VERSION, doc.schemaVersion) };
+      await writeFileAtomic(path, `${JSON.stringify(next, null, 2)}\n`);
+    });
+    this.splitCheckedAt = statKey(path) ?? 'missing';
+  }
+
+  // ---- one session --------------------------------------------------------------------------------------
+
+  /** One session, read from its file now; undefined when there is none (or it was malformed and set aside). */
+  async get(key: string): Promise<SessionMeta | undefined> {
+    await this.open();
+    return this.readFile(this.pathOf(key), key);
+  }
+
+  /**
+   * Read-modify-write of one session under its file's lock. `fn` receives the session as on disk now (undefined
+   * when there is none) and answers the session to write, undefined to write nothing, or 'delete'.
+   */
+  async update(key: string, fn: SessionUpdate): Promise<SessionMeta | undefined> {
+    await this.open();
+    const path = this.pathOf(key);
+    const run = () =>
+      withFileLock(
+        path,
+        async () => {
+          const current = await this.readFile(path, key);
+          const next = fn(current);
+          if (next === undefined) return current === undefined ? undefined : current;
+          const name = basename(path);
+          if (next === 'delete') {
+            await fs.rm(path, { force: true });
+            this.cache.delete(name);
+            this.sessionIndex.record({ del: key, file: name });
+            return undefined;
+          }
+          const written: SessionMeta = { ...next, key, lastActivityAt: new Date().toISOString() };
+          await writeSmallFileAtomic(path, serialize(written));
+          const stat = statKey(path);
+          if (stat) this.cache.set(name, { stat, session: written });
+          this.sessionIndex.record({ put: entryOf(written, name, stat, lastActivity(written)) });
+          return written;
+        },
+        { sweepTemps: false, link: true },
+      );
+    return this.enqueue(path, run);
+  }
+
+  /** This process's writes of one file, in order (the file lock orders processes). */
+  private enqueue<T>(path: string, run: () => Promise<T>): Promise<T> {
+    const queued = (this.queues.get(path) ?? Promise.resolve()).then(run, run);
+    const tail = queued.catch(() => undefined);
+    this.queues.set(path, tail);
+    void tail.then(() => {
+      if (this.queues.get(path) === tail) this.queues.delete(path);
+    });
+    return queued;
+  }
+
+  /** Indexes one session file again from what is on disk now, under its lock (the index found it changed behind its back). */
+  private reindex(file: string, key: string | undefined): Promise<void> {
+    const path = join(this.dir, file);
+    return this.enqueue(path, () =>
+      withFileLock(
+        path,
+        async () => {
+          const session = await this.readFile(path, undefined);
+          if (session && sessionFileName(session.key) === file) {
+            this.sessionIndex.record({ put: entryOf(session, file, this.cache.get(file)?.stat ?? statKey(path), lastActivity(session)) });
+          } else if (key !== undefined) {
+            this.sessionIndex.record({ del: key, file });
+          }
+        },
+        { sweepTemps: false, link: true },
+      ),
+    );
+  }
+
+  // ---- pages ----------------------------------------------------------------------------------------------
+
+  /**
+   * Sessions newest first (createdAt, then key), `limit` at a time. `cursor`: the `next` of the page before; a
+   * session created between two pages never shifts the next one (it sorts before the cursor). Reads only the
+   * page's files.
+   */
+  async page(limit: number, cursor?: string): Promise<{ sessions: SessionMeta[]; total: number; next: string | null }> {
+    await this.open();
+    await this.sessionIndex.ready({ checkInBackground: true });
+    let after: PageCursor | undefined = cursor ? (decodeCursor(cursor) ?? undefined) : undefined;
+    const out: SessionMeta[] = [];
+    let gone = 0;
+    while (out.length < limit) {
+      // Where each key sits, taken now: the index may move on while the files are read.
+      const at = this.sessionIndex.newest(limit - out.length, after).map((k) => ({ createdAt: this.sessionIndex.entry(k)!.createdAt, key: k }));
+      if (at.length === 0) break;
+      const read = await Promise.all(at.map((c) => this.readFile(this.pathOf(c.key), c.key)));
+      at.forEach((c, i) => {
+        const s = read[i];
+        if (s) out.push(s);
+        else gone += 1;
+        after = c;
+      });
+    }
+    // A session the index names but whose file is gone (removed behind its back): indexed again, off this page.
+    if (gone > 0) void this.sessionIndex.verifyNow().catch(() => undefined);
+    const more = after !== undefined && this.sessionIndex.newest(1, after).length > 0;
+    return { sessions: out, total: this.sessionIndex.size - gone, next: more && after ? encodeCursor(after) : null };
+  }
+
+  // ---- every session ------------------------------------------------------------------------------------
+
+  /**
+   * Every session. Re-reads only the files whose stat changed since this process last read them; when the
+   * folder itself is unchanged (no file written, added or removed: every write renames into it), answers at once.
+   */
+  async list(): Promise<SessionMeta[]> {
+    await this.open();
+    const dirStat = statKey(this.dir);
+    if (dirStat === null) return [];
+    if (this.listed && this.listed.dirStat === dirStat) return this.listed.sessions;
+    const names = (await fs.readdir(this.dir)).filter((n) => n.endsWith('.json') && !n.startsWith('.'));
+    const present = new Set(names);
+    for (const name of [...this.cache.keys()]) if (!present.has(name)) this.cache.delete(name);
+    const out: SessionMeta[] = [];
+    for (let i = 0; i < names.length; i += 64) {
+      const chunk = await Promise.all(names.slice(i, i + 64).map((name) => this.readFile(join(this.dir, name), undefined)));
+      for (const s of chunk) if (s) out.push(s);
+    }
+    this.listed = { dirStat, sessions: out };
+    return out;
+  }
+
+  /** How many sessions there are (one readdir; no file is read). */
+  async count(): Promise<number> {
+    await this.open();
+    try {
+      return (await fs.readdir(this.dir)).filter((n) => n.endsWith('.json') && !n.startsWith('.')).length;
+    } catch {
+      return 0;
+    }
+  }
+
+  /** Draft pins and other index fields: a read-modify-write of the small index under its lock. */
+  async updateIndex(fn: (doc: SessionsIndex) => SessionsIndex | void): Promise<SessionsIndex> {
+    await this.open();
+    return this.index.update(fn);
+  }
+
+  async loadIndex(): Promise<SessionsIndex> {
+    await this.open();
+    return this.index.load();
+  }
+
+  /** Runs `fn` holding the index's lock: a find-or-create across sessions that only one window may do at a time. */
+  async withIndexLock<T>(fn: () => Promise<T>): Promise<T> {
+    await this.open();
+    return withFileLock(this.options.indexPath, fn);
+  }
+
+  // ---- files --------------------------------------------------------------------------------------------
+
+  /**
+   * Reads one session file. `expectedKey`: the key it must hold (a hash collision or a hand-copied file is
+   * refused). A malformed file is set aside and reported, and reads as no session.
+   */
+  private async readFile(path: string, expectedKey: string | undefined): Promise<SessionMeta | undefined> {
+    const name = basename(path);
+    const stat = statKey(path);
+    if (stat === null) {
+      this.cache.delete(name);
+      return undefined;
+    }
+    const cached = this.cache.get(name);
+    if (cached && cached.stat === stat) return expectedKey === undefined || cached.session.key === expectedKey ? cached.session : undefined;
+    let text: string;
+    try {
+      text = await fs.readFile(path, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+    try {
+      const session = parseSessionFile(text);
+      this.cache.set(name, { stat, session });
+      return expectedKey === undefined || session.key === expectedKey ? session : undefined;
+    } catch (err) {
+      if (!MalformedDocumentError.is(err)) throw err;
+      await this.setAside(path, err.message);
+      return undefined;
+    }
+  }
+
+  private async setAside(path: string, reason: string): Promise<void> {
+    const aside = `${path}.malformed-${timestampForFileName()}`;
+    let moved = true;
+    try {
+      await fs.rename(path, aside);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      moved = false;
+    }
+    this.cache.delete(basename(path));
+    if (!moved || this.problems.has(path)) return;
+    this.options.onProblem?.({
+      source: 'sessions',
+      path,
+      message: `${path} is malformed (${reason}). It was moved to ${aside}; nothing was deleted. That session is unknown until you fix the file and move it back; every other session loads.`,
+      setAsidePath: aside,
+      at: new Date().toISOString(),
+    });
+  }
+}
+
+/** A session file's text; a newer version number (and every unknown field) is kept. */
+function serialize(session: SessionMeta): string {
+  const version = Math.max(SESSION_FILE_SCHEMA_VERSION, (session as { schemaVersion?: number }).schemaVersion ?? 0);
+  return `${JSON.stringify({ ...session, schemaVersion: version }, null, 2)}\n`;
+}
+
+function parseSessionFile(text: string): SessionMeta {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new MalformedDocumentError(`not valid JSON (${(err as Error).message})`);
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new MalformedDocumentError('the root is not a JSON object');
+  const parsed = SessionFileSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new MalformedDocumentError(`does not match the schema at ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`);
+  }
+  return parsed.data;
+}
+
+/** Whether `sessions.json`'s text still holds sessions (version 0/1, or sessions an older window wrote into version 2). */
+function needsMigration(text: string): boolean {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return true; // malformed: the legacy reader sets it aside and reports it
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return true;
+  const doc = raw as Record<string, unknown>;
+  if (typeof doc.schemaVersion !== 'number' || doc.schemaVersion < 2) return true;
+  return typeof doc.sessions === 'object' && doc.sessions !== null && Object.keys(doc.sessions).length > 0;
+}
+
