@@ -47,12 +47,23 @@ export function declaredRequests(): RequestUnderTest[] {
   return out.sort((a, b) => a.method.localeCompare(b.method));
 }
 
-/** sha256 of every file under `root` (relative path → hash); a file renamed away while reading shows as 'vanished'. */
+/**
+ * Derived caches the server writes on its own timer, whatever it is sent: memory's parsed-entry snapshots are written
+ * a moment (up to 30 s after an append) after the content last changed, so one may land in the middle of a campaign.
+ * They are never read as a verdict or as content (src/server/core/memory/scopeSnapshot.ts checks them against the file).
+ */
+const TIMER_CACHES = /(^|[\\/])memory-snapshots[\\/]/;
+
+/**
+ * sha256 of every file under `root` (relative path → hash), but the timer-written caches above; a file renamed away
+ * while reading shows as 'vanished'.
+ */
 export function snapshotFiles(root: string): Map<string, string> {
   const out = new Map<string, string>();
   for (const entry of readdirSync(root, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile()) continue;
     const path = join(entry.parentPath, entry.name);
+    if (TIMER_CACHES.test(relative(root, path))) continue;
     let hash = 'vanished';
     try {
       hash = createHash('sha256').update(readFileSync(path)).digest('hex');
