@@ -206,7 +206,7 @@ export async function readJsonDocument<T extends VersionedDoc>(spec: Pick<Docume
  * Writes a whole document atomically (temp file + fsync + rename), without a lock: for a file one writer replaces
  * whole, where the last write wins (use `JsonDocument.update` for a read-modify-write).
  */
-export async function writeJsonDocument(spec: Pick<DocumentSpec<VersionedDoc>, 'path' | 'confineTo'>, data: VersionedDoc): Promise<void> {
+export async function writeJsonDocument<T extends VersionedDoc>(spec: Pick<DocumentSpec<T>, 'path' | 'confineTo'>, data: T): Promise<void> {
   await writeFileAtomic(spec.path, serializeJsonDocument(data), spec.confineTo !== undefined ? { confineTo: spec.confineTo } : {});
 }
 
