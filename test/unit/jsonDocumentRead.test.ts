@@ -120,3 +120,16 @@ test('hook uninstall: no settings file creates nothing; a file that is not JSON 
   }
   assert.deepEqual(readdirSync(join(ws, '.claude')), ['settings.local.json'], 'no lock or temp file left');
 });
+
+test('a document without a schema version (a cache with its own format field): the schema alone decides; written compact on request', async () => {
+  const path = join(folder(), 'cache.json');
+  const Cache = z.looseObject({ format: z.literal(1), clean: z.array(z.string()) });
+  const spec = { path, schema: Cache, defaults: () => ({ format: 1 as const, clean: [] as string[] }) };
+  await writeJsonDocument(spec, { format: 1, clean: ['h1'] }, { compact: true });
+  assert.equal(readFileSync(path, 'utf8'), '{"format":1,"clean":["h1"]}');
+  assert.deepEqual(await readJsonDocument(spec), { state: 'ok', data: { format: 1, clean: ['h1'] } });
+  writeFileSync(path, '{"format":2,"clean":[]}');
+  const other = await readJsonDocument(spec);
+  assert.equal(other.state, 'unusable');
+  assert.deepEqual(other.data, { format: 1, clean: [] }, 'the defaults');
+});

@@ -178,13 +178,21 @@ export type JsonDocumentRead<T> =
   | { state: 'missing'; data: T }
   | { state: 'unusable'; data: T; problem: string };
 
+/** What `readJsonDocument` needs: where, the shape (a version only for a document with `schemaVersion`) and the defaults. */
+export interface JsonDocumentFile<T> extends DocumentShape<T> {
+  path: string;
+  defaults: () => T;
+  maxBytes?: number;
+}
+
 /**
  * Reads a document once, without a lock, and LEAVES a file it cannot use where it is (its defaults are read and
  * `problem` says why): for a file that mirrors state kept elsewhere (the memory switch) or a cache, where setting
  * aside would lose nothing worth keeping and `JsonDocument.load` would be too much. Not-regular files and files over
- * `maxBytes` are refused unread, as `JsonDocument` does.
+ * `maxBytes` are refused unread, as `JsonDocument` does. Without `currentVersion` the schema alone decides (a cache
+ * with its own format field).
  */
-export async function readJsonDocument<T extends VersionedDoc>(spec: Pick<DocumentSpec<T>, 'path' | 'schema' | 'currentVersion' | 'defaults' | 'migrations' | 'maxBytes'>): Promise<JsonDocumentRead<T>> {
+export async function readJsonDocument<T>(spec: JsonDocumentFile<T>): Promise<JsonDocumentRead<T>> {
   let text: string;
   try {
     text = await readBoundedText(spec.path, spec.maxBytes ?? DEFAULT_MAX_DOCUMENT_BYTES);
@@ -195,7 +203,8 @@ export async function readJsonDocument<T extends VersionedDoc>(spec: Pick<Docume
   }
   try {
     const data = parseJsonDocument(text, spec);
-    return { state: data.schemaVersion > spec.currentVersion ? 'newer-version' : 'ok', data };
+    const version = (data as Partial<VersionedDoc>).schemaVersion;
+    return { state: spec.currentVersion !== undefined && typeof version === 'number' && version > spec.currentVersion ? 'newer-version' : 'ok', data };
   } catch (err) {
     if (!MalformedDocumentError.is(err)) throw err;
     return { state: 'unusable', data: spec.defaults(), problem: `${spec.path} is malformed (${err.message})` };
@@ -204,10 +213,12 @@ export async function readJsonDocument<T extends VersionedDoc>(spec: Pick<Docume
 
 /**
  * Writes a whole document atomically (temp file + fsync + rename), without a lock: for a file one writer replaces
- * whole, where the last write wins (use `JsonDocument.update` for a read-modify-write).
+ * whole, where the last write wins (use `JsonDocument.update` for a read-modify-write). `compact`: on one line (a
+ * large cache nobody reads by hand).
  */
-export async function writeJsonDocument<T extends VersionedDoc>(spec: Pick<DocumentSpec<T>, 'path' | 'confineTo'>, data: T): Promise<void> {
-  await writeFileAtomic(spec.path, serializeJsonDocument(data), spec.confineTo !== undefined ? { confineTo: spec.confineTo } : {});
+export async function writeJsonDocument<T>(spec: { path: string; confineTo?: string }, data: T, options: { compact?: boolean } = {}): Promise<void> {
+  const text = options.compact ? JSON.stringify(data) : serializeJsonDocument(data);
+  await writeFileAtomic(spec.path, text, spec.confineTo !== undefined ? { confineTo: spec.confineTo } : {});
 }
 
 /**
