@@ -1,5 +1,14 @@
 /**
- * One JSON file of the store, read and written through lowdb with an explicit adapter.
+ * The one reading and writing of our own JSON files. Two forms, one parse (`parseJsonDocument`: JSON, an object
+ * root, migrations, the zod schema, what is wrong named) and one text (`serializeJsonDocument`):
+ * - `JsonDocument` — a store file with a lock and set-aside: the repository's reviews and agent pins
+ *   (`.knowledge/reviews.json`, `pins.json`), the person's trust records and the approvals' migration record;
+ * - `readJsonDocument` / `writeJsonDocument` — read once, an unusable file left where it is and named; whole-file
+ *   atomic writes without a lock: the memory switch (it mirrors VS Code's state).
+ * Another tool's JSON file we edit (`.claude/settings.local.json`, `.mcp.json`) goes through `jsonObjectFile.ts`, on
+ * `parseJsonObject`.
+ *
+ * `JsonDocument`: one JSON file of the store, read and written through lowdb with an explicit adapter.
  *
  * Guarantees (each has a test against real files in test/unit/store.test.ts):
  * - writes are atomic (temp file + fsync + rename, see `atomicFile.ts`);
