@@ -9,9 +9,7 @@
  * no `vscode`.
  */
 import { basename, join } from 'node:path';
-import { withFileLock, writeFileAtomic } from '../store/atomicFile';
-import { assertConfined, readNoFollow } from '../store/confinedPath';
-import { editJsonObjectFile } from './jsonObjectFile';
+import { editJsonObjectFile, readJsonObjectFile } from './jsonObjectFile';
 
 export const CLAUDE_SETTINGS_FILE = '.claude/settings.local.json';
 /** Claude Code's SessionStart sources that must carry the block: every one (a compaction re-sends it). */
@@ -128,49 +126,37 @@ export async function installClaudeCodeHook(workspaceFolder: string, command: st
   return { path, changed };
 }
 
-/** Removes our entries (and nothing else). Answers whether the file changed. */
+/** Removes our entries (and nothing else). Answers whether the file changed; a missing file is not created. */
 export async function uninstallClaudeCodeHook(workspaceFolder: string): Promise<InstallResult> {
-  const path = join(workspaceFolder, CLAUDE_SETTINGS_FILE);
-  await assertConfined(workspaceFolder, path);
-  // Checked before the lock: taking it would create `.claude/` for a file that is not there.
-  if ((await readNoFollow(path)) === undefined) return { path, changed: false };
-  return withFileLock(path, async () => {
-    const before = await readNoFollow(path);
-    if (before === undefined) return { path, changed: false };
-    let settings: Record<string, unknown>;
-    try {
-      settings = JSON.parse(before) as Record<string, unknown>;
-    } catch (err) {
-      throw new Error(`${path} is not valid JSON (${(err as Error).message}); it was left as it is.`);
-    }
-    const hooks = settings?.hooks as Record<string, HookGroup[] | undefined> | undefined;
-    if (!hooks || typeof hooks !== 'object') return { path, changed: false };
-    for (const event of ['SessionStart', 'UserPromptSubmit']) {
-      const groups = hooks[event];
-      if (!Array.isArray(groups)) continue;
-      // Only our hooks go, and only a group we emptied goes with them.
-      const next = groups.flatMap((g) => {
-        if (!isGroup(g) || !g.hooks.some(isOurHook)) return [g];
-        const rest = g.hooks.filter((h) => !isOurHook(h));
-        return rest.length > 0 ? [{ ...g, hooks: rest }] : [];
-      });
-      if (next.length > 0) hooks[event] = next;
-      else delete hooks[event];
-    }
-    if (Object.keys(hooks).length === 0) delete settings.hooks;
-    const after = `${JSON.stringify(settings, null, 2)}\n`;
-    if (after === before) return { path, changed: false };
-    await writeFileAtomic(path, after, { keepMode: true, mode: 0o644, confineTo: workspaceFolder });
-    return { path, changed: true };
-  }, { confineTo: workspaceFolder });
+  const { path, changed } = await editJsonObjectFile(
+    join(workspaceFolder, CLAUDE_SETTINGS_FILE),
+    (settings) => {
+      const hooks = settings.hooks as Record<string, HookGroup[] | undefined> | undefined;
+      if (!hooks || typeof hooks !== 'object') return false;
+      for (const event of ['SessionStart', 'UserPromptSubmit']) {
+        const groups = hooks[event];
+        if (!Array.isArray(groups)) continue;
+        // Only our hooks go, and only a group we emptied goes with them.
+        const next = groups.flatMap((g) => {
+          if (!isGroup(g) || !g.hooks.some(isOurHook)) return [g];
+          const rest = g.hooks.filter((h) => !isOurHook(h));
+          return rest.length > 0 ? [{ ...g, hooks: rest }] : [];
+        });
+        if (next.length > 0) hooks[event] = next;
+        else delete hooks[event];
+      }
+      if (Object.keys(hooks).length === 0) delete settings.hooks;
+    },
+    { root: workspaceFolder, hint: 'Fix it, then uninstall the hook again.', onlyIfPresent: true },
+  );
+  return { path, changed };
 }
 
 /** Whether `.claude/settings.local.json` holds a hook this tool wrote (an unreadable or invalid file: no). */
 export async function hasClaudeCodeHook(workspaceFolder: string): Promise<boolean> {
   try {
-    const path = join(workspaceFolder, CLAUDE_SETTINGS_FILE);
-    await assertConfined(workspaceFolder, path); // a linked file is not ours to refresh
-    const settings = JSON.parse((await readNoFollow(path)) ?? '') as { hooks?: Record<string, HookGroup[]> };
+    // A linked file is not ours to refresh (refused, so: no).
+    const settings = (await readJsonObjectFile(join(workspaceFolder, CLAUDE_SETTINGS_FILE), workspaceFolder)) as { hooks?: Record<string, HookGroup[]> } | undefined;
     return Object.values(settings?.hooks ?? {}).some((groups) => Array.isArray(groups) && groups.some((g) => Array.isArray(g?.hooks) && g.hooks.some((h) => isOurHookCommand(h?.command))));
   } catch {
     return false;

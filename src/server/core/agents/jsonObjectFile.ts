@@ -8,7 +8,8 @@
  * read with `O_NOFOLLOW` (see `confinedPath.ts`). Pure Node, no `vscode`.
  */
 import { withFileLock, writeFileAtomic } from '../store/atomicFile';
-import { readNoFollow } from '../store/confinedPath';
+import { assertConfined, readNoFollow } from '../store/confinedPath';
+import { MalformedDocumentError, parseJsonObject, serializeJsonDocument } from '../store/jsonDocument';
 
 export type JsonObjectFileProblem = 'not-json' | 'not-an-object';
 
@@ -21,32 +22,51 @@ export interface JsonObjectFileEdit {
 }
 
 /**
+ * The object a JSON file holds (blank: an empty one), or undefined when there is no file; a link or a path leaving
+ * `root` throws `LinkedPathError`, and a file that is not a JSON object `MalformedDocumentError` (nothing is changed).
+ */
+export async function readJsonObjectFile(path: string, root: string): Promise<Record<string, unknown> | undefined> {
+  await assertConfined(root, path);
+  const text = await readNoFollow(path);
+  return text === undefined ? undefined : text.trim() === '' ? {} : parseJsonObject(text);
+}
+
+/**
  * `edit` mutates the object; it answers `false` when nothing needs writing (the file keeps its formatting).
  * `fail` makes the error for a file that cannot be edited; `hint` ends the message about invalid JSON.
+ * `onlyIfPresent` (an edit that only removes): a missing file is left missing — nothing is created, not even its
+ * folder — and a root that is not an object holds nothing to remove; both answer unchanged.
  */
 export async function editJsonObjectFile(
   path: string,
   edit: (doc: Record<string, unknown>) => boolean | void,
-  options: { root: string; hint: string; fail?: (reason: JsonObjectFileProblem, message: string) => Error },
+  options: { root: string; hint: string; fail?: (reason: JsonObjectFileProblem, message: string) => Error; onlyIfPresent?: boolean },
 ): Promise<JsonObjectFileEdit> {
   const fail = options.fail ?? ((_reason: JsonObjectFileProblem, message: string) => new Error(message));
   const confineTo = options.root;
+  const unchanged = { path, changed: false, created: false };
+  if (options.onlyIfPresent) {
+    await assertConfined(confineTo, path);
+    // Checked before the lock: taking it would create the folder of a file that is not there.
+    if ((await readNoFollow(path)) === undefined) return unchanged;
+  }
   return withFileLock(path, async () => {
     const before = await readNoFollow(path);
+    if (before === undefined && options.onlyIfPresent) return unchanged;
     let doc: Record<string, unknown> = {};
     if (before !== undefined && before.trim() !== '') {
-      let parsed: unknown;
       try {
-        parsed = JSON.parse(before);
+        doc = parseJsonObject(before);
       } catch (err) {
-        throw fail('not-json', `${path} is not valid JSON (${(err as Error).message}); it was left as it is. ${options.hint}`);
+        if (!MalformedDocumentError.is(err)) throw err;
+        if (err.problem === 'not-json') throw fail('not-json', `${path} is ${err.message}; it was left as it is. ${options.hint}`);
+        if (options.onlyIfPresent) return unchanged;
+        throw fail('not-an-object', `${path} does not hold a JSON object; it was left as it is.`);
       }
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw fail('not-an-object', `${path} does not hold a JSON object; it was left as it is.`);
-      doc = parsed as Record<string, unknown>;
     }
-    if (edit(doc) === false) return { path, changed: false, created: false };
-    const after = `${JSON.stringify(doc, null, 2)}\n`;
-    if (after === before) return { path, changed: false, created: false };
+    if (edit(doc) === false) return unchanged;
+    const after = serializeJsonDocument(doc);
+    if (after === before) return unchanged;
     await writeFileAtomic(path, after, { keepMode: true, mode: 0o644, confineTo });
     return { path, changed: true, created: before === undefined };
   }, { confineTo });

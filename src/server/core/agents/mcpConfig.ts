@@ -10,8 +10,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { join } from 'node:path';
-import { assertConfined, readNoFollow } from '../store/confinedPath';
-import { editJsonObjectFile } from './jsonObjectFile';
+import { editJsonObjectFile, readJsonObjectFile } from './jsonObjectFile';
 
 /** Claude Code's project MCP configuration. */
 export const MCP_CONFIG_FILE = '.mcp.json';
@@ -78,9 +77,8 @@ export async function writeMcpConfig(workspaceFolder: string, cliPath: string, f
 /** Whether `<workspaceFolder>/<file>` holds our entry (an unreadable or invalid file: no). */
 export async function hasMcpEntry(workspaceFolder: string, file: string = MCP_CONFIG_FILE): Promise<boolean> {
   try {
-    const path = join(workspaceFolder, file);
-    await assertConfined(workspaceFolder, path); // a linked file is not ours to refresh
-    const parsed: unknown = JSON.parse((await readNoFollow(path)) ?? '');
+    // A linked file is not ours to refresh (refused, so: no).
+    const parsed = await readJsonObjectFile(join(workspaceFolder, file), workspaceFolder);
     return isObject(parsed) && isObject(parsed.mcpServers) && isObject(parsed.mcpServers[MCP_SERVER_NAME]);
   } catch {
     return false;

@@ -6,11 +6,10 @@
  * it on. The file is per user, outside the workspace, so a repository cannot turn memory on; a missing, unreadable
  * or malformed file means off. Pure Node, no `vscode`.
  */
-import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { MemoryConfigSchema, type MemoryConfig } from '../../../shared/memorySchemas';
-import { writeFileAtomic } from '../store/atomicFile';
+import { readJsonDocument, writeJsonDocument } from '../store/jsonDocument';
 
 export const MEMORY_SWITCH_SCHEMA_VERSION = 1;
 
@@ -20,39 +19,37 @@ const SwitchFileSchema = z.looseObject({
   options: z.record(z.string(), z.unknown()).optional(),
   updatedAt: z.string().optional(),
 });
+type SwitchFile = z.infer<typeof SwitchFileSchema>;
 
 export function memorySwitchPath(globalStoragePath: string): string {
   return join(globalStoragePath, 'memory', 'switch.json');
+}
+
+/** The switch file as a document of ours: read once and left where it is when unusable (it mirrors VS Code's state). */
+function switchDocument(globalStoragePath: string) {
+  return {
+    path: memorySwitchPath(globalStoragePath),
+    schema: SwitchFileSchema,
+    currentVersion: MEMORY_SWITCH_SCHEMA_VERSION,
+    defaults: (): SwitchFile => ({ schemaVersion: MEMORY_SWITCH_SCHEMA_VERSION, on: false }),
+  };
 }
 
 const OFF: MemoryConfig = MemoryConfigSchema.parse({ on: false });
 
 /** The switch and options as last written; off (with `problem` saying why, when the file is there but unusable). */
 export async function readMemorySwitch(globalStoragePath: string): Promise<{ config: MemoryConfig; problem?: string }> {
-  const path = memorySwitchPath(globalStoragePath);
-  let raw: string;
-  try {
-    raw = await fs.readFile(path, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' ? { config: OFF } : { config: OFF, problem: `${path} cannot be read (${code ?? (err as Error).message}); memory is off.` };
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(raw);
-  } catch {
-    return { config: OFF, problem: `${path} is not JSON; memory is off.` };
-  }
-  const file = SwitchFileSchema.safeParse(json);
-  if (!file.success) return { config: OFF, problem: `${path} is not a memory switch file; memory is off.` };
-  const config = MemoryConfigSchema.safeParse({ ...(file.data.options ?? {}), on: file.data.on });
-  if (!config.success) return { config: OFF, problem: `${path} has invalid memory options (${config.error.issues[0]?.path.join('.')}); memory is off.` };
+  const spec = switchDocument(globalStoragePath);
+  const read = await readJsonDocument(spec);
+  if (read.state === 'missing') return { config: OFF };
+  if (read.state === 'unusable') return { config: OFF, problem: `${read.problem}; memory is off.` };
+  const config = MemoryConfigSchema.safeParse({ ...(read.data.options ?? {}), on: read.data.on });
+  if (!config.success) return { config: OFF, problem: `${spec.path} has invalid memory options (${config.error.issues[0]?.path.join('.')}); memory is off.` };
   return { config: config.data };
 }
 
 /** Writes the switch and options (atomically: a reader sees the old file or the new one). */
 export async function writeMemorySwitch(globalStoragePath: string, config: z.input<typeof MemoryConfigSchema>): Promise<void> {
   const { on, ...options } = MemoryConfigSchema.parse(config);
-  const doc = { schemaVersion: MEMORY_SWITCH_SCHEMA_VERSION, on, options, updatedAt: new Date().toISOString() };
-  await writeFileAtomic(memorySwitchPath(globalStoragePath), `${JSON.stringify(doc, null, 2)}\n`);
+  await writeJsonDocument(switchDocument(globalStoragePath), { schemaVersion: MEMORY_SWITCH_SCHEMA_VERSION, on, options, updatedAt: new Date().toISOString() } satisfies SwitchFile);
 }

@@ -1,5 +1,14 @@
 /**
- * One JSON file of the store, read and written through lowdb with an explicit adapter.
+ * The one reading and writing of our own JSON files. Two forms, one parse (`parseJsonDocument`: JSON, an object
+ * root, migrations, the zod schema, what is wrong named) and one text (`serializeJsonDocument`):
+ * - `JsonDocument` — a store file with a lock and set-aside: the repository's reviews and agent pins
+ *   (`.knowledge/reviews.json`, `pins.json`), the person's trust records and the approvals' migration record;
+ * - `readJsonDocument` / `writeJsonDocument` — read once, an unusable file left where it is and named; whole-file
+ *   atomic writes without a lock: the memory switch (it mirrors VS Code's state).
+ * Another tool's JSON file we edit (`.claude/settings.local.json`, `.mcp.json`) goes through `jsonObjectFile.ts`, on
+ * `parseJsonObject`.
+ *
+ * `JsonDocument`: one JSON file of the store, read and written through lowdb with an explicit adapter.
  *
  * Guarantees (each has a test against real files in test/unit/store.test.ts):
  * - writes are atomic (temp file + fsync + rename, see `atomicFile.ts`);
@@ -82,9 +91,15 @@ async function readBoundedText(path: string, maxBytes: number): Promise<string> 
   }
 }
 
+/** What is wrong with a malformed document: not JSON, a root that is not an object, or not the schema (or version). */
+export type MalformedProblem = 'not-json' | 'not-an-object' | 'schema';
+
 export class MalformedDocumentError extends Error {
   readonly reason = 'malformed-document' as const;
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly problem: MalformedProblem = 'schema',
+  ) {
     super(message);
   }
   static is(err: unknown): err is MalformedDocumentError {
@@ -94,6 +109,125 @@ export class MalformedDocumentError extends Error {
 
 function timestampForFileName(date = new Date()): string {
   return date.toISOString().replace(/[:.]/g, '-');
+}
+
+// ---- the one reading and writing of our own JSON files ----------------------------------------------------
+
+/** How a document is parsed: its schema, its version and the migrations up to it (the fields of `DocumentSpec`). */
+export type DocumentShape<T> = { schema: z.ZodType<T>; currentVersion?: number; migrations?: DocumentSpec<VersionedDoc>['migrations'] };
+
+/** JSON text whose root is an object; else `MalformedDocumentError` (`not-json` with the parser's words, or `not-an-object`). */
+export function parseJsonObject(text: string): Record<string, unknown> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new MalformedDocumentError(`not valid JSON (${(err as Error).message})`, 'not-json');
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new MalformedDocumentError('the root is not a JSON object', 'not-an-object');
+  return raw as Record<string, unknown>;
+}
+
+/**
+ * A document's text, migrated up to `currentVersion` (from its `schemaVersion`; none is version 0) when one is given,
+ * and validated by the schema; else `MalformedDocumentError` saying where it fails.
+ */
+export function parseJsonDocument<T>(text: string, shape: DocumentShape<T>): T {
+  let doc = parseJsonObject(text);
+  if (shape.currentVersion !== undefined) {
+    let version = typeof doc.schemaVersion === 'number' ? doc.schemaVersion : 0;
+    while (version < shape.currentVersion) {
+      const migrate = shape.migrations?.[version];
+      if (!migrate) throw new MalformedDocumentError(`no migration from schema version ${version}`);
+      doc = { ...migrate(doc), schemaVersion: version + 1 };
+      version += 1;
+    }
+  }
+  const parsed = shape.schema.safeParse(doc);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new MalformedDocumentError(`does not match the schema at ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`);
+  }
+  return parsed.data;
+}
+
+/** The text of every JSON document of ours: two-space indented, ending in a newline. */
+export function serializeJsonDocument(doc: unknown): string {
+  return `${JSON.stringify(doc, null, 2)}\n`;
+}
+
+/**
+ * Moves a malformed file aside (`<name>.malformed-<timestamp>`, nothing deleted) and answers the problem to report,
+ * naming both paths; `setAsidePath` is absent when another process set it aside first. `consequence` ends the message.
+ */
+export async function setAsideMalformed(source: string, path: string, reason: string, consequence = 'Fix it and move it back, or keep the fresh file.'): Promise<StoreProblem> {
+  const aside = join(dirname(path), `${basename(path)}.malformed-${timestampForFileName()}`);
+  let setAsidePath: string | undefined = aside;
+  try {
+    await fs.rename(path, aside);
+  } catch (err) {
+    // Another process may have set it aside first; then the file is gone or already replaced.
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    setAsidePath = undefined;
+  }
+  return {
+    source,
+    path,
+    message: setAsidePath
+      ? `${path} is malformed (${reason}). It was moved to ${setAsidePath}; nothing was deleted. ${consequence}`
+      : `${path} was malformed (${reason}) and has already been set aside by another window.`,
+    ...(setAsidePath ? { setAsidePath } : {}),
+    at: new Date().toISOString(),
+  };
+}
+
+/** A document read once by `readJsonDocument`: the file's, the defaults (missing), or the defaults and why (unusable). */
+export type JsonDocumentRead<T> =
+  | { state: 'ok' | 'newer-version'; data: T }
+  | { state: 'missing'; data: T }
+  | { state: 'unusable'; data: T; problem: string };
+
+/** What `readJsonDocument` needs: where, the shape (a version only for a document with `schemaVersion`) and the defaults. */
+export interface JsonDocumentFile<T> extends DocumentShape<T> {
+  path: string;
+  defaults: () => T;
+  maxBytes?: number;
+}
+
+/**
+ * Reads a document once, without a lock, and LEAVES a file it cannot use where it is (its defaults are read and
+ * `problem` says why): for a file that mirrors state kept elsewhere (the memory switch) or a cache, where setting
+ * aside would lose nothing worth keeping and `JsonDocument.load` would be too much. Not-regular files and files over
+ * `maxBytes` are refused unread, as `JsonDocument` does. Without `currentVersion` the schema alone decides (a cache
+ * with its own format field).
+ */
+export async function readJsonDocument<T>(spec: JsonDocumentFile<T>): Promise<JsonDocumentRead<T>> {
+  let text: string;
+  try {
+    text = await readBoundedText(spec.path, spec.maxBytes ?? DEFAULT_MAX_DOCUMENT_BYTES);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { state: 'missing', data: spec.defaults() };
+    return { state: 'unusable', data: spec.defaults(), problem: UnreadableDocumentError.is(err) ? err.message : `${spec.path} cannot be read (${code ?? (err as Error).message})` };
+  }
+  try {
+    const data = parseJsonDocument(text, spec);
+    const version = (data as Partial<VersionedDoc>).schemaVersion;
+    return { state: spec.currentVersion !== undefined && typeof version === 'number' && version > spec.currentVersion ? 'newer-version' : 'ok', data };
+  } catch (err) {
+    if (!MalformedDocumentError.is(err)) throw err;
+    return { state: 'unusable', data: spec.defaults(), problem: `${spec.path} is malformed (${err.message})` };
+  }
+}
+
+/**
+ * Writes a whole document atomically (temp file + fsync + rename), without a lock: for a file one writer replaces
+ * whole, where the last write wins (use `JsonDocument.update` for a read-modify-write). `compact`: on one line (a
+ * large cache nobody reads by hand).
+ */
+export async function writeJsonDocument<T>(spec: { path: string; confineTo?: string }, data: T, options: { compact?: boolean } = {}): Promise<void> {
+  const text = options.compact ? JSON.stringify(data) : serializeJsonDocument(data);
+  await writeFileAtomic(spec.path, text, spec.confineTo !== undefined ? { confineTo: spec.confineTo } : {});
 }
 
 /**
@@ -122,35 +256,11 @@ export class ValidatingJsonFileAdapter<T extends VersionedDoc> implements Adapte
   }
 
   parse(text: string): T {
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch (err) {
-      throw new MalformedDocumentError(`not valid JSON (${(err as Error).message})`);
-    }
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-      throw new MalformedDocumentError('the root is not a JSON object');
-    }
-    let doc = raw as Record<string, unknown>;
-    let version = typeof doc.schemaVersion === 'number' ? doc.schemaVersion : 0;
-    while (version < this.spec.currentVersion) {
-      const migrate = this.spec.migrations?.[version];
-      if (!migrate) throw new MalformedDocumentError(`no migration from schema version ${version}`);
-      doc = { ...migrate(doc), schemaVersion: version + 1 };
-      version += 1;
-    }
-    const parsed = this.spec.schema.safeParse(doc);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new MalformedDocumentError(
-        `does not match the schema at ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`,
-      );
-    }
-    return parsed.data;
+    return parseJsonDocument(text, this.spec);
   }
 
   async write(data: T): Promise<void> {
-    await writeFileAtomic(this.spec.path, `${JSON.stringify(data, null, 2)}\n`, this.spec.confineTo !== undefined ? { confineTo: this.spec.confineTo } : {});
+    await writeJsonDocument(this.spec, data);
   }
 }
 
@@ -225,26 +335,9 @@ export class JsonDocument<T extends VersionedDoc> {
   }
 
   private async setAside(reason: string): Promise<void> {
-    const path = this.spec.path;
-    const aside = join(dirname(path), `${basename(path)}.malformed-${timestampForFileName()}`);
-    let setAsidePath: string | undefined = aside;
-    try {
-      await fs.rename(path, aside);
-    } catch (err) {
-      // Another process may have set it aside first; then the file is gone or already replaced.
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      setAsidePath = undefined;
-    }
+    const problem = await setAsideMalformed(this.spec.source, this.spec.path, reason);
     this.db.data = this.spec.defaults();
     this.state = 'set-aside';
-    this.spec.onProblem?.({
-      source: this.spec.source,
-      path,
-      message: setAsidePath
-        ? `${path} is malformed (${reason}). It was moved to ${setAsidePath}; nothing was deleted. Fix it and move it back, or keep the fresh file.`
-        : `${path} was malformed (${reason}) and has already been set aside by another window.`,
-      setAsidePath,
-      at: new Date().toISOString(),
-    });
+    this.spec.onProblem?.(problem);
   }
 }
