@@ -37,6 +37,8 @@ function statKey(stat: BigIntStats): string {
 
 export class RevisionReader {
   private readonly remembered = new Map<string, Remembered>();
+  /** Reads under way: a second asker of the same file as the same stat shows it waits for that read. */
+  private readonly inFlight = new Map<string, { key: string; read: Promise<KnowledgeRead> }>();
   private rememberedBytes = 0;
   /** Files read from disk so far (a remembered answer is not a read): what tests count. */
   reads = 0;
@@ -56,12 +58,20 @@ export class RevisionReader {
       this.remembered.set(path, known);
       return known.read;
     }
+    const pending = this.inFlight.get(path);
+    if (pending?.key === key) return pending.read;
     this.reads++;
-    const read = await readKnowledgeFile(path, Number(now.size));
-    const mtimeMs = Number(now.mtimeNs / 1_000_000n);
-    const margin = now.mtimeNs % 1_000_000n === 0n ? COARSE_MS : RACY_MS;
-    this.remember(path, { key, read, racy: mtimeMs > startedAt - margin });
-    return read;
+    const reading = readKnowledgeFile(path, Number(now.size));
+    this.inFlight.set(path, { key, read: reading });
+    try {
+      const read = await reading;
+      const mtimeMs = Number(now.mtimeNs / 1_000_000n);
+      const margin = now.mtimeNs % 1_000_000n === 0n ? COARSE_MS : RACY_MS;
+      this.remember(path, { key, read, racy: mtimeMs > startedAt - margin });
+      return read;
+    } finally {
+      if (this.inFlight.get(path)?.read === reading) this.inFlight.delete(path);
+    }
   }
 
   /** Forgets what was read of `path` (it was deleted, or left the workspace). */
