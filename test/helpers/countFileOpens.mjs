@@ -1,10 +1,9 @@
 /**
- * Preloaded into a server process (`NODE_OPTIONS=--require …`) by tests that count how often a file is read: every
+ * Preloaded into a server process (`NODE_OPTIONS=--import …`) by tests that count how often a file is read: every
  * open of a path containing `SK_COUNT_OPENS_OF` appends that path to the file `SK_COUNT_OPENS_LOG`. It counts at
  * Node's `fs`, below all of our code, so it measures the same way on any version of the server.
  */
-'use strict';
-const fs = require('node:fs');
+import fs from 'node:fs';
 
 const target = process.env.SK_COUNT_OPENS_OF;
 const log = process.env.SK_COUNT_OPENS_LOG;
