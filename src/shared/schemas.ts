@@ -55,7 +55,10 @@ export const KnowledgeItemSchema = z.object({
   kind: KnowledgeKindSchema,
   /** First Markdown heading, else the file name without `.md`. */
   title: z.string(),
-  /** sha256 (hex) of the file's bytes: changes exactly when the content does. */
+  /**
+   * sha256 (hex) of the bytes judged and sent: the whole file, or its first 512 KiB (on a whole character) when it is
+   * longer. The one revision of a file: diagnostics, reviews, the panel and the block all name this one.
+   */
   revision: z.string(),
   /** Size in bytes. */
   size: z.number().int().nonnegative(),

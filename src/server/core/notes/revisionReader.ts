@@ -16,18 +16,21 @@ import { readKnowledgeFile, type KnowledgeRead } from './knowledgeFile';
 const MAX_REMEMBERED_BYTES = 32 * 1024 * 1024;
 
 /**
- * How far before the start of a read a file's mtime must be for the read to be trusted again, in milliseconds:
- * file times come from a clock that ticks every few milliseconds (Linux: a jiffy, Windows: ~16 ms). A time with no
- * sub-millisecond part may come from a coarse file system (FAT: 2 s, HFS+: 1 s): then {@link COARSE_MS}.
+ * How far before the start of a read a file's last change (the later of mtime and ctime) must be for the read to be
+ * trusted again, in milliseconds: file times come from a clock that ticks every few milliseconds (Linux: a jiffy,
+ * Windows: ~16 ms). Times with no sub-millisecond part may come from a coarse file system (FAT: 2 s, HFS+: 1 s),
+ * which gets the wider margin. (Memory's snapshots, read across restarts, keep a flat 2 s: `jsonlStore.ts`.)
  */
-const RACY_MS = 50;
-const COARSE_MS = 2_500;
+const RACY_MARGIN_MS = { fine: 50, coarse: 2_500 } as const;
 
-interface Remembered {
-  key: string;
-  read: KnowledgeRead;
-  /** Written too close to the read to trust the stat alone. */
-  racy: boolean;
+/** A read remembered with the stat it was read at; `racy`: written too close to the read to trust the stat alone. */
+type Remembered = { key: string; read: KnowledgeRead; racy: boolean };
+
+/** Whether a read begun at `startedAt` (ms) may have missed a write in the same timestamp tick as the file's last change. */
+function racy(stat: BigIntStats, startedAt: number): boolean {
+  const changedNs = stat.mtimeNs > stat.ctimeNs ? stat.mtimeNs : stat.ctimeNs;
+  const coarse = stat.mtimeNs % 1_000_000n === 0n && stat.ctimeNs % 1_000_000n === 0n;
+  return Number(changedNs / 1_000_000n) > startedAt - RACY_MARGIN_MS[coarse ? 'coarse' : 'fine'];
 }
 
 /** The identity of a file's content as its stat shows it. */
@@ -65,9 +68,7 @@ export class RevisionReader {
     this.inFlight.set(path, { key, read: reading });
     try {
       const read = await reading;
-      const mtimeMs = Number(now.mtimeNs / 1_000_000n);
-      const margin = now.mtimeNs % 1_000_000n === 0n ? COARSE_MS : RACY_MS;
-      this.remember(path, { key, read, racy: mtimeMs > startedAt - margin });
+      this.remember(path, { key, read, racy: racy(now, startedAt) });
       return read;
     } finally {
       if (this.inFlight.get(path)?.read === reading) this.inFlight.delete(path);
