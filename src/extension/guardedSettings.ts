@@ -12,7 +12,7 @@
  * (`false`, `[]`) or equals the user value needs no confirmation.
  */
 import * as vscode from 'vscode';
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../server/core/sha256Hex';
 import { isDeepStrictEqual } from 'node:util';
 
 export type GuardedSetting = 'shareWithCopilot' | 'scheduledPrompts';
@@ -34,7 +34,7 @@ const defaultAsk: AskWorkspaceSetting = async ({ message }) => {
   return choice === ALLOW ? true : choice === KEEP_OFF ? false : undefined;
 };
 
-const hashOf = (value: unknown) => createHash('sha256').update(JSON.stringify(value) ?? 'undefined').digest('hex');
+const hashOf = (value: unknown) => sha256Hex(JSON.stringify(value) ?? 'undefined');
 
 /** "`nightly` every 60 min with pins a.md, b.md" — a scheduled prompt as the question names it. */
 function describeSchedule(raw: unknown): string {

@@ -38,13 +38,27 @@ export const KnowledgeKindSchema = z.enum(['note', 'plan']);
 export type KnowledgeKind = z.infer<typeof KnowledgeKindSchema>;
 
 /** A note or plan file as the index knows it. */
+/** One finding in a file's text as the server judged it, with an excerpt around it (`start`/`end`: UTF-16 offsets into `text`, half-open). */
+export const FindingSpanSchema = z.object({
+  ruleId: z.string(),
+  category: z.string(),
+  message: z.string(),
+  text: z.string(),
+  start: z.number().int().nonnegative(),
+  end: z.number().int().nonnegative(),
+});
+export type FindingSpan = z.infer<typeof FindingSpanSchema>;
+
 export const KnowledgeItemSchema = z.object({
   /** Workspace-relative path with forward slashes, e.g. `.knowledge/notes/setup.md`. */
   id: z.string(),
   kind: KnowledgeKindSchema,
   /** First Markdown heading, else the file name without `.md`. */
   title: z.string(),
-  /** sha256 (hex) of the file's bytes: changes exactly when the content does. */
+  /**
+   * sha256 (hex) of the bytes judged and sent: the whole file, or its first 512 KiB (on a whole character) when it is
+   * longer. The one revision of a file: diagnostics, reviews, the panel and the block all name this one.
+   */
   revision: z.string(),
   /** Size in bytes. */
   size: z.number().int().nonnegative(),
@@ -56,6 +70,11 @@ export const KnowledgeItemSchema = z.object({
   repositoryReviewedBy: z.string().optional(),
   /** The name of the workspace folder that holds it; present only when the workspace has more than one folder. */
   folder: z.string().optional(),
+  /**
+   * Flagged items, when the list was asked `withSpans`: the first findings with excerpts, cut from the very text the
+   * server read and judged (so a client never reads the file, or asks again, to show them).
+   */
+  spans: z.array(FindingSpanSchema).max(5).optional(),
 });
 export type KnowledgeItem = z.infer<typeof KnowledgeItemSchema>;
 
@@ -93,7 +112,13 @@ export type Stats = z.infer<typeof StatsSchema>;
 
 // ---- request params -------------------------------------------------------------------------------
 
-export const ListItemsParamsSchema = z.object({ kind: KnowledgeKindSchema.optional() }).strict();
+export const ListItemsParamsSchema = z
+  .object({
+    kind: KnowledgeKindSchema.optional(),
+    /** Flagged items carry `spans`: what matched, with excerpts (the panel). */
+    withSpans: z.boolean().optional(),
+  })
+  .strict();
 export type ListItemsParams = z.infer<typeof ListItemsParamsSchema>;
 
 export const CreateItemParamsSchema = z

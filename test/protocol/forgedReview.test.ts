@@ -18,7 +18,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AcceptRepositoryReviewRequest, AcceptRepositoryReviewsRequest, JudgeFileRequest, MarkReviewedRequest, RepositoryReviewsRequest } from '../../src/shared/protocol';
 import { MemoryListFlaggedRequest } from '../../src/shared/memoryProtocol';
 import { RULESET_VERSION } from '../../src/server/core/threat/rules';
-import { contentRevision } from '../../src/server/core/notes/noteIndex';
+import { sha256Hex as contentRevision } from '../../src/server/core/sha256Hex';
 import { UserTrustStore } from '../../src/server/core/review/userTrust';
 import { agentSessionsPath } from '../../src/server/core/agents/agentSessions';
 import { startRealServer } from '../helpers/serverConnection';

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, mkdirSync, writeFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { NoteIndex, createKnowledgeFile, extractTitle, kindOfId, slugify, contentRevision } from '../../src/server/core/notes/noteIndex';
+import { NoteIndex, createKnowledgeFile, extractTitle, kindOfId, slugify } from '../../src/server/core/notes/noteIndex';
+import { sha256Hex as contentRevision } from '../../src/server/core/sha256Hex';
 
 function workspace(): string {
   const ws = mkdtempSync(join(tmpdir(), 'sk-notes-'));

@@ -3,9 +3,9 @@
  * flagged notes and plans with the matched spans, and the memory part. A source that fails is reported in
  * `problems` and left out; it never blanks the rest.
  */
-import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { GetDraftPinsRequest, GetSessionRequest, JudgeFileRequest, ListItemsRequest, ListSessionsPageRequest, ResolvePendingRequest } from '../../shared/protocol';
+import { GetDraftPinsRequest, GetSessionRequest, ListItemsRequest, ListSessionsPageRequest, ResolvePendingRequest } from '../../shared/protocol';
+import { excerptSpan, MAX_SPANS } from '../../server/core/notes/findingExcerpts';
 import { MemoryInboxCountRequest, MemoryInboxRequest, MemoryListFlaggedRequest, MemoryListRequest, MemoryReadRequest, MemoryStatusRequest } from '../../shared/memoryProtocol';
 import type { InboxCounts, MemoryEntryView, MemoryFinding } from '../../shared/memorySchemas';
 import type { KnowledgeItem, PendingBlock, SessionInfo } from '../../shared/schemas';
@@ -25,8 +25,6 @@ import type { SeenStore } from './seenStore';
 
 /** Sessions per page (newest first); more on demand. Each one costs a resolvePending. */
 export const MAX_SESSIONS = 30;
-const EXCERPT_CONTEXT = 100;
-const MAX_SPANS = 5;
 const JSONRPC_METHOD_NOT_FOUND = -32601;
 /** Ids resolved to titles per answer (one read each); the rest show as ids. */
 const MAX_TITLE_READS = 100;
@@ -45,17 +43,6 @@ export function deliveryState(info: SessionInfo, pending?: PendingBlock): Sessio
   if (!info.delivered) return 'never';
   if (!owed) return 'unknown';
   return owed === info.delivered ? 'carrying' : 'resend-pending';
-}
-
-/** An excerpt of `text` around [start, end), with offsets into the excerpt. */
-export function excerptSpan(text: string, start: number, end: number, context = EXCERPT_CONTEXT): { text: string; start: number; end: number } {
-  const s = Math.max(0, Math.min(start, text.length));
-  const e = Math.max(s, Math.min(end, text.length));
-  const from = Math.max(0, s - context);
-  const to = Math.min(text.length, e + context);
-  const prefix = from > 0 ? '…' : '';
-  const suffix = to < text.length ? '…' : '';
-  return { text: prefix + text.slice(from, to) + suffix, start: s - from + prefix.length, end: e - from + prefix.length };
 }
 
 export function memorySpans(entry: MemoryEntryView): SpanView[] {
@@ -106,6 +93,25 @@ export async function toRows(client: LanguageClient, seen: SeenStore, entries: M
   });
 }
 
+/**
+ * The flagged notes and plans with what matched: the spans come with the list, cut by the server from the text it
+ * read and judged (the panel never reads a knowledge file nor asks for it to be judged again).
+ */
+export function flaggedViews(items: readonly KnowledgeItem[]): FlaggedItemView[] {
+  return items
+    .filter((i) => i.flaggedRules.length > 0)
+    .map((item) => ({
+      id: item.id,
+      kind: item.kind,
+      title: item.title,
+      revision: item.revision,
+      rules: item.flaggedRules,
+      spans: item.spans ?? [],
+      ...(item.folder !== undefined ? { folder: item.folder } : {}),
+      ...(item.repositoryReviewedBy !== undefined ? { repositoryReviewedBy: item.repositoryReviewedBy } : {}),
+    }));
+}
+
 export class PanelStateBuilder {
   constructor(
     private readonly client: LanguageClient,
@@ -125,12 +131,12 @@ export class PanelStateBuilder {
       }
     };
     const [items, sessions, draftPins, memory] = await Promise.all([
-      guard('notes and plans', this.client.sendRequest(ListItemsRequest.type, {}), [] as KnowledgeItem[]),
+      guard('notes and plans', this.client.sendRequest(ListItemsRequest.type, { withSpans: true }), [] as KnowledgeItem[]),
       guard('sessions', this.sessions(), { shown: [] as SessionView[], total: 0, next: null as string | null }),
       guard('next-chat pins', this.client.sendRequest(GetDraftPinsRequest.type), [] as string[]),
       this.memory(memoryOn),
     ]);
-    const flaggedItems = await guard('flagged notes', this.flaggedItems(items), []);
+    const flaggedItems = flaggedViews(items);
     return {
       sessions: sessions.shown,
       sessionsTotal: sessions.total,
@@ -178,34 +184,6 @@ export class PanelStateBuilder {
           deliveredAt: info.deliveredAt,
           ...(pending?.budget ?? info.budget ? { budget: pending?.budget ?? info.budget } : {}),
           withheld: pending ? pending.items.filter((i) => i.state !== 'ok').map((i) => i.id) : [],
-        };
-      }),
-    );
-  }
-
-  private async flaggedItems(items: KnowledgeItem[]): Promise<FlaggedItemView[]> {
-    const flagged = items.filter((i) => i.flaggedRules.length > 0);
-    return Promise.all(
-      flagged.map(async (item): Promise<FlaggedItemView> => {
-        let spans: SpanView[] = [];
-        try {
-          const judged = await this.client.sendRequest(JudgeFileRequest.type, { id: item.id });
-          if (judged && judged.findings.length > 0) {
-            const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.file(item.path)));
-            spans = judged.findings.slice(0, MAX_SPANS).map((f) => ({ ruleId: f.ruleId, category: f.category, message: f.message, ...excerptSpan(text, f.start, f.end) }));
-          }
-        } catch {
-          spans = []; // the warning and the rule ids still show
-        }
-        return {
-          id: item.id,
-          kind: item.kind,
-          title: item.title,
-          revision: item.revision,
-          rules: item.flaggedRules,
-          spans,
-          ...(item.folder !== undefined ? { folder: item.folder } : {}),
-          ...(item.repositoryReviewedBy !== undefined ? { repositoryReviewedBy: item.repositoryReviewedBy } : {}),
         };
       }),
     );

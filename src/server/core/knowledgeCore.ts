@@ -19,7 +19,7 @@ import { nameFindings, type NameFinding } from './threat/names';
 import { ThreatModelUnavailableError } from './threat/model/classifier';
 import { RULESET_VERSION, type ThreatFinding } from './threat/threatScanner';
 import { knownStoragePaths, type Review } from './review/reviewStore';
-import { readKnowledgeFile, type KnowledgeRead } from './notes/knowledgeFile';
+import type { KnowledgeRead } from './notes/knowledgeFile';
 import type { AgentPinsStore } from './agents/agentPins';
 import type { CompiledBlock } from './delivery/knowledgeBlock';
 import { WorkspaceRoots, type KnowledgeFolder } from './workspaceRoots';
@@ -108,7 +108,7 @@ export class KnowledgeCore {
       store: this.sessions,
       forgetSessionMemory: async (keys) => (this.memory ? this.memory.forgetSessions(keys) : 0),
       checkPin: specs.length > 0 ? (pin) => this.folders.check(pin) : null,
-      reader: specs.length > 0 ? new PinnedFileReader((id) => this.folders.check(id)) : null,
+      reader: specs.length > 0 ? new PinnedFileReader((id) => this.folders.check(id), this.folders.reader) : null,
       judge: (id, text, revision) => this.judge(id, text, revision),
       judgeName: (id) => this.nameFindings(id),
       memoryIndex: async (sessionKey) => (this.memory ? this.memory.indexFor(sessionKey, options.memoryWaitMs ?? 1500) : null),
@@ -280,8 +280,8 @@ export class KnowledgeCore {
     if (!check.ok) return undefined;
     let read: KnowledgeRead;
     try {
-      // The one cap and revision of every knowledge-file read (`notes/knowledgeFile.ts`): what the block sends.
-      read = await readKnowledgeFile(check.path);
+      // The core's one reader (`notes/revisionReader.ts`): the bytes and revision the index and the block have.
+      read = await this.folders.reader.read(check.path);
     } catch {
       return undefined;
     }

@@ -10,6 +10,7 @@ import type { StoreProblem } from '../../shared/schemas';
 import { assignFolderNames, folderNameProblem, folderOfPath, idInFolder, locateId, refusedFolderNameNote, type FolderSpec, type WorkspaceFolderRoot } from './workspaceFolders';
 import { AgentPinsStore } from './agents/agentPins';
 import { NoteIndex } from './notes/noteIndex';
+import { RevisionReader } from './notes/revisionReader';
 import { existsSync } from 'node:fs';
 import { checkPinnableInFolders, folderHasEntry, realpathOrSelf, type FolderPinCheck } from './pinPolicy';
 import { ReviewStore } from './review/reviewStore';
@@ -26,8 +27,9 @@ export class KnowledgeFolder implements WorkspaceFolderRoot {
     readonly name: string,
     readonly path: string,
     onProblem: (p: StoreProblem) => void,
+    reader: RevisionReader,
   ) {
-    this.notes = new NoteIndex(path);
+    this.notes = new NoteIndex(path, reader);
     this.reviews = new ReviewStore(path, onProblem);
     this.agentPins = new AgentPinsStore(path, onProblem);
   }
@@ -42,6 +44,8 @@ export class KnowledgeFolder implements WorkspaceFolderRoot {
 }
 
 export class WorkspaceRoots {
+  /** The one reader of knowledge files for every folder: the note index, judgement and the block share it. */
+  readonly reader = new RevisionReader();
   private folders: KnowledgeFolder[] = [];
   /** Refused folder names already told (path and name). */
   private readonly refusedNames = new Set<string>();
@@ -113,7 +117,7 @@ export class WorkspaceRoots {
     const next = named.map((n) => {
       const existing = byPath.get(n.path);
       if (existing && existing.name === n.name) return existing;
-      const created = new KnowledgeFolder(n.name, n.path, this.onProblem);
+      const created = new KnowledgeFolder(n.name, n.path, this.onProblem, this.reader);
       added.push(created);
       return created;
     });

@@ -3,7 +3,7 @@
  * and read on its own: resource URIs of notes and plans, the resource list entry of an item, the notice that stands
  * in for a flagged item, and the answer when nothing is pinned. Pure: no `vscode`, no SDK, no disk.
  */
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../sha256Hex';
 import { kindOfId } from '../notes/noteIndex';
 import type { KnowledgeItem } from '../../../shared/schemas';
 
@@ -22,7 +22,7 @@ export const OPAQUE_RESOURCE_TEMPLATE = `${RESOURCE_SCHEME}://item/{hash}`;
 
 /** The opaque URI of an item (see {@link OPAQUE_RESOURCE_TEMPLATE}). */
 export function opaqueResourceUri(id: string): string {
-  return `${RESOURCE_SCHEME}://item/${createHash('sha256').update(`session-knowledge item\u0000${id}`).digest('hex').slice(0, 32)}`;
+  return `${RESOURCE_SCHEME}://item/${sha256Hex(`session-knowledge item\u0000${id}`).slice(0, 32)}`;
 }
 
 /** `.knowledge/notes/setup.md` → `session-knowledge:///.knowledge/notes/setup.md` (each segment percent-encoded). */

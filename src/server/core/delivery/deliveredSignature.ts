@@ -4,7 +4,7 @@
  * never a title or an mtime) and whether it was withheld or unavailable. Editing a pinned note changes it;
  * renaming changes it (the id changes); saving unchanged does not; pinning or unpinning changes it.
  */
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../sha256Hex';
 
 /** Bump when the block's wording or layout changes, so every session receives the new form once. */
 export const BLOCK_FORMAT_VERSION = 1;
@@ -25,5 +25,5 @@ export function computeSignature(pins: readonly SignatureItem[], memory: readonl
     // Memory revisions are sha256 hex already; 64 bits of each is plenty inside the signature.
     for (const m of memory) parts.push(`mem\0${m.id}\0${m.revision.slice(0, 16)}\0${m.state}`);
   }
-  return `v${BLOCK_FORMAT_VERSION}:${createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 32)}`;
+  return `v${BLOCK_FORMAT_VERSION}:${sha256Hex(parts.join('\n')).slice(0, 32)}`;
 }

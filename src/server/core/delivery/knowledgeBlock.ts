@@ -13,7 +13,8 @@ import { gateForEnvelope, wrapGated, wrapInEnvelope } from '../threat/envelope';
 import { checkPinnable } from '../pinPolicy';
 import { computeSignature, type SignatureItem } from './deliveredSignature';
 import { isNameFinding } from '../threat/names';
-import { MAX_KNOWLEDGE_BYTES, TRUNCATED_LINE, readKnowledgeFile } from '../notes/knowledgeFile';
+import { MAX_KNOWLEDGE_BYTES, TRUNCATED_LINE } from '../notes/knowledgeFile';
+import { RevisionReader } from '../notes/revisionReader';
 
 /** A finding as the block needs it; the scanner's findings carry more. */
 export interface BlockFinding {
@@ -80,23 +81,21 @@ export function kindOfPin(id: string): PinnedContent['kind'] {
 /** Where a pinned id is on disk, after the pin policy: its absolute path and its path inside its folder. */
 export type PinLocation = { ok: true; path: string; rel: string } | { ok: false; reason: string };
 
-interface CacheEntry {
-  key: string;
-  revision: string;
-  text: string;
-  truncated: boolean;
-}
-
 /**
- * Reads pinned files with a stat-keyed cache: unchanged files (same inode, size, mtime) are not re-read or
- * re-hashed. The revision is still the content hash.
+ * Reads pinned files through the core's one reader (`notes/revisionReader.ts`): the bytes and revision the note
+ * index and judgement saw, and an unchanged file (same stat) is not read or hashed again.
  */
 export class PinnedFileReader {
-  private readonly cache = new Map<string, CacheEntry>();
   private readonly locate: (id: string) => PinLocation;
 
-  /** `workspace`: one folder, or how an id is checked and found on disk (every folder of a workspace). */
-  constructor(workspace: string | ((id: string) => PinLocation)) {
+  /**
+   * `workspace`: one folder, or how an id is checked and found on disk (every folder of a workspace). `reader`: the
+   * core's one reader (a reader of its own when absent).
+   */
+  constructor(
+    workspace: string | ((id: string) => PinLocation),
+    private readonly reader: RevisionReader = new RevisionReader(),
+  ) {
     this.locate =
       typeof workspace === 'string'
         ? (id) => {
@@ -107,7 +106,7 @@ export class PinnedFileReader {
   }
 
   /**
-   * Reads a pinned file now (from the cache when its stat is unchanged). `kind` says note, plan or file by the path
+   * Reads a pinned file now (remembered while its stat is unchanged). `kind` says note, plan or file by the path
    * inside its folder (an id may start with its folder's name).
    */
   async read(id: string): Promise<({ revision: string; text: string; truncated: boolean } | { error: string }) & { kind: PinnedContent['kind'] }> {
@@ -119,15 +118,10 @@ export class PinnedFileReader {
       // Synchronous on purpose: a stat is microseconds, and 50 pins awaiting the thread pool cost more than they save.
       const stat = statSync(path, { bigint: true });
       if (!stat.isFile()) return { error: 'not a file', kind };
-      const key = `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
-      const cached = this.cache.get(id);
-      if (cached?.key === key) return { ...cached, kind };
       // The one reader of knowledge files: up to the cap, revision = hash of exactly the bytes read.
-      const read = await readKnowledgeFile(path, Number(stat.size));
+      const read = await this.reader.read(path, stat);
       if (read.binary) return { error: 'a binary file, not text', kind };
-      const entry: CacheEntry = { key, revision: read.revision, text: read.text, truncated: read.truncated };
-      this.cache.set(id, entry);
-      return { ...entry, kind };
+      return { revision: read.revision, text: read.text, truncated: read.truncated, kind };
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       return { error: code === 'ENOENT' ? 'deleted or moved' : `unreadable (${code ?? (err as Error).message})`, kind };

@@ -35,7 +35,8 @@ import type { StoreProblem } from '../../../shared/schemas';
 import type { MemoryScope } from '../../../shared/memorySchemas';
 import { appendDurably, badLinesOf, joinLines, newLines, rewriteLines, splitLines, writeKeepingMode, type BadLine, type RawLine } from './lineFile';
 import { compareEntries, isUndated, newer, parseStoredEntry, serializeEntry, type StoredEntry } from './memoryEntry';
-import { decodeSnapshot, encodeSnapshot, HEAD_BYTES, sha256, writeSnapshotFile, type LoadedSnapshot, type SnapshotKey } from './scopeSnapshot';
+import { sha256Hex as sha256 } from '../sha256Hex';
+import { decodeSnapshot, encodeSnapshot, HEAD_BYTES, writeSnapshotFile, type LoadedSnapshot, type SnapshotKey } from './scopeSnapshot';
 
 export type { BadLine } from './lineFile';
 

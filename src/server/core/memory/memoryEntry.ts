@@ -9,7 +9,7 @@
  * - A line missing a date borrows one (see parseStoredEntry); a date that cannot be known is "unknown", never
  *   1970, and never makes an entry old.
  */
-import { createHash, hash as nodeHash } from 'node:crypto';
+import { sha256Hex } from '../sha256Hex';
 import { z } from 'zod';
 import { MEMORY_BODY_MAX, MEMORY_TITLE_MAX, MemoryScopeSchema, MemoryTypeSchema, SourceKindSchema, TrustStateSchema, type MemoryScope, type MemoryType } from '../../../shared/memorySchemas';
 
@@ -159,8 +159,7 @@ export function normalizeTags(tags: readonly string[]): string[] {
 /** sha256 (hex) of type, title, body and (normalised) tags: changes exactly when the content does. */
 export function computeRevision(e: { type: string; title: string; body: string; tags: readonly string[] }): string {
   const text = JSON.stringify([e.type, e.title, e.body, e.tags]);
-  // The one-shot hash (Node ≥ 20.12) is about twice as fast for short texts: every load computes 10k of these.
-  return typeof nodeHash === 'function' ? nodeHash('sha256', text, 'hex') : createHash('sha256').update(text).digest('hex');
+  return sha256Hex(text);
 }
 
 /**
@@ -172,7 +171,7 @@ export function parseStoredEntry(raw: unknown, scope: MemoryScope, rawLine: stri
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { ok: false, reason: 'the line is not a JSON object' };
   const obj = raw as Record<string, unknown>;
   // A hand-written line may lack an id: derive a stable one from the line so it survives reloads.
-  const withId = typeof obj.id === 'string' && obj.id.length > 0 ? obj : { ...obj, id: `legacy-${createHash('sha256').update(rawLine).digest('hex').slice(0, 16)}` };
+  const withId = typeof obj.id === 'string' && obj.id.length > 0 ? obj : { ...obj, id: `legacy-${sha256Hex(rawLine).slice(0, 16)}` };
   const parsed = StoredEntrySchema.safeParse(withId);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

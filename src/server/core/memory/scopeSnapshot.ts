@@ -18,7 +18,8 @@
  * is not the usual one (unknown fields, flags, proposals…) — the entry itself through `v8.serialize`, which keeps
  * every value and key order exactly.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sha256Hex } from '../sha256Hex';
 import { promises as fs } from 'node:fs';
 import { endianness } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -284,7 +285,7 @@ export function encodeSnapshot(input: SnapshotInput): Buffer {
     conf: confAt,
     other: otherAt,
     bad,
-    body: createHash('sha256').update(body).digest('hex'),
+    body: sha256Hex(body),
   };
   const headerBytes = Buffer.from(JSON.stringify(header), 'utf8');
   const lead = MAGIC.length + 4 + headerBytes.length;
@@ -341,7 +342,7 @@ export function decodeSnapshot(buf: Buffer, expect: { path: string; scope: Memor
     if (!Number.isSafeInteger(h.entryCount) || !Number.isSafeInteger(h.lineCount) || !Number.isSafeInteger(h.tagCount) || !Array.isArray(h.bad) || (h.encoding !== 'utf8' && h.encoding !== 'utf16le')) return null;
     const body = buf.subarray(pad8(lead));
     for (const s of [h.strings, h.ints, h.conf, h.other]) if (!checkSection(s, body.length)) return null;
-    if (createHash('sha256').update(body).digest('hex') !== h.body) return null;
+    if (sha256Hex(body) !== h.body) return null;
     const text = body.toString(h.encoding, h.strings[0], h.strings[0] + h.strings[1]);
     const bodyAt = body.byteOffset - buf.byteOffset;
     const ints = view(buf, bodyAt + h.ints[0], h.ints[1], 4, (ab, off, n) => new Int32Array(ab, off, n));
@@ -493,7 +494,5 @@ export async function writeSnapshotFile(path: string, data: Buffer): Promise<voi
 
 /** The snapshot of `file` (a scope's path) in `dir`: one per file, named by its path. */
 export function snapshotPathFor(dir: string, scope: MemoryScope, file: string): string {
-  return join(dir, `${scope}-${createHash('sha256').update(file).digest('hex').slice(0, 24)}.snap`);
+  return join(dir, `${scope}-${sha256Hex(file).slice(0, 24)}.snap`);
 }
-
-export const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');

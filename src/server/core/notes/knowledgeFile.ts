@@ -2,12 +2,14 @@
  * The one way a knowledge file is read for judging: at most {@link MAX_KNOWLEDGE_BYTES} bytes (cut back to a whole
  * UTF-8 character), and one revision — the sha256 of exactly the bytes that are judged and delivered. The block
  * (`PinnedFileReader`), file judgement (`KnowledgeCore.judgeFile`), the note index, reviews, MCP resource reads and
- * diagnostics (from disk, or an editor's live text through {@link capKnowledgeText}) all read through here, so a
- * review made in one place is the same review everywhere and no path judges more (or other) text than it sends.
+ * diagnostics (from disk, or an editor's live text through {@link capKnowledgeText}) all read through here — in a
+ * running core through its one `RevisionReader` (`revisionReader.ts`), which reads a changed file once for all of
+ * them — so a review made in one place is the same review everywhere and no path judges more (or other) text than
+ * it sends.
  * Pure Node: no `vscode`.
  */
 import { closeSync, fstatSync, openSync, promises as fs, readSync } from 'node:fs';
-import { createHash } from 'node:crypto';
+import { sha256Hex as sha256 } from '../sha256Hex';
 
 /** The cap of every read of a knowledge file (pinned files, notes, plans): what lies past it is neither judged nor sent. */
 export const MAX_KNOWLEDGE_BYTES = 512 * 1024;
@@ -27,8 +29,6 @@ export interface KnowledgeRead {
   /** The bytes read hold a NUL: a binary file, not text. */
   binary: boolean;
 }
-
-const sha256 = (bytes: Buffer | string): string => createHash('sha256').update(bytes).digest('hex');
 
 /** Where to cut `bytes` at or before `end` so that no UTF-8 sequence is split. */
 function utf8Boundary(bytes: Buffer, end: number): number {

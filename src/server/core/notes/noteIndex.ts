@@ -4,20 +4,16 @@
  * file name; revision = sha256 of the bytes judged (up to the cap of `knowledgeFile.ts`). Pure Node: no `vscode` import.
  */
 import { promises as fs, constants as fsConstants } from 'node:fs';
-import { createHash } from 'node:crypto';
 import { basename, join, relative, sep } from 'node:path';
 import type { KnowledgeItem, KnowledgeKind, StoreProblem } from '../../../shared/schemas';
 import { O_NOFOLLOW, assertConfined } from '../store/confinedPath';
-import { readKnowledgeFile, type KnowledgeRead } from './knowledgeFile';
+import type { KnowledgeRead } from './knowledgeFile';
+import { RevisionReader } from './revisionReader';
 
 export const KNOWLEDGE_DIR = '.knowledge';
 const REBUILD_CONCURRENCY = 64;
 
 export const KIND_FOLDERS: Record<KnowledgeKind, string> = { note: 'notes', plan: 'plans' };
-
-export function contentRevision(bytes: Buffer | string): string {
-  return createHash('sha256').update(bytes).digest('hex');
-}
 
 /** First ATX (`# Title`) or setext heading of a Markdown text, skipping front matter and code fences. */
 export function extractTitle(text: string): string | undefined {
@@ -69,7 +65,11 @@ export class NoteIndex {
   private readonly items = new Map<string, KnowledgeItem>();
   readonly problems: StoreProblem[] = [];
 
-  constructor(readonly workspaceFolder: string) {}
+  /** `reader`: the core's one reader (shared with judgement and the block, so a changed file is read once). */
+  constructor(
+    readonly workspaceFolder: string,
+    private readonly reader: RevisionReader = new RevisionReader(),
+  ) {}
 
   get size(): number {
     return this.items.size;
@@ -130,11 +130,12 @@ export class NoteIndex {
     if (!kind) return false;
     let read: KnowledgeRead;
     try {
-      const stat = await fs.stat(absolutePath);
+      const stat = await fs.stat(absolutePath, { bigint: true });
       if (!stat.isFile()) return this.items.delete(id);
-      // Up to the cap, revision of what is read: the same revision the block, judgement and reviews use.
-      read = await readKnowledgeFile(absolutePath, stat.size);
+      // Up to the cap, revision of what is read: the same read (and revision) the block, judgement and reviews use.
+      read = await this.reader.read(absolutePath, stat);
     } catch (err) {
+      this.reader.forget(absolutePath);
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT' && code !== 'ENOTDIR') this.report(absolutePath, `cannot read the file (${code ?? (err as Error).message})`);
       return this.items.delete(id);

@@ -1,12 +1,12 @@
 /** Where global storage is, and where the store keeps per-workspace files inside it. */
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../sha256Hex';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 /** A short stable key for a workspace folder ('no-folder' without one). */
 export function workspaceKey(workspaceFolder: string | null): string {
-  return workspaceFolder ? createHash('sha256').update(workspaceFolder).digest('hex').slice(0, 16) : 'no-folder';
+  return workspaceFolder ? sha256Hex(workspaceFolder).slice(0, 16) : 'no-folder';
 }
 
 /**

@@ -4,7 +4,7 @@
  * The scanning itself lives in scan.ts (contract and pipeline), the rule gating in prefilter.ts, the pattern
  * rules in patternMatch.ts. Pure module: no `vscode`, no language-server imports.
  */
-import { createHash, hash as nodeHash } from 'node:crypto';
+import { sha256Hex } from '../sha256Hex';
 import { RULESET_VERSION } from './rules';
 import { scanFrozen, type ThreatFinding } from './textScan';
 
@@ -14,10 +14,7 @@ export { scanText, type ScanOptions, type ThreatFinding } from './textScan';
 export { allRulePatterns } from './patternMatch';
 
 /** sha256 of the UTF-8 text, lowercase hex. The content hash used in cache keys and review marks. */
-export const hashContent: (text: string) => string =
-  typeof nodeHash === 'function'
-    ? (text) => nodeHash('sha256', text, 'hex')
-    : (text) => createHash('sha256').update(text, 'utf8').digest('hex');
+export const hashContent: (text: string) => string = sha256Hex;
 
 /**
  * Lookup for "reviewed — not a threat" marks. A mark applies to one content hash under one ruleset

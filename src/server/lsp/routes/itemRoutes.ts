@@ -22,6 +22,7 @@ import { MemoryChangedNotification } from '../../../shared/memoryProtocol';
 import { route } from '../routing';
 import type { ServerContext } from './routeContext';
 import type { Diagnostics } from './threatRoutes';
+import { findingSpans } from '../../core/notes/findingExcerpts';
 
 export interface ItemRoutes {
   /** Re-reads every source from disk and announces every item; answers their ids. */
@@ -63,7 +64,18 @@ export function registerItemRoutes(ctx: ServerContext, diagnostics: Diagnostics)
   });
   route(connection, ListItemsRequest, async (p) => {
     // never list an item as clean before it was judged
-    return (await ctx.judged()).listItems(p.kind);
+    const core = await ctx.judged();
+    const items = core.listItems(p.kind);
+    if (!p.withSpans) return items;
+    // What matched in each flagged item, cut from the text the server judged: the file as the core's one reader
+    // already has it (no second read while it is unchanged), so the panel neither reads it nor asks again.
+    return Promise.all(
+      items.map(async (item) => {
+        if (item.flaggedRules.length === 0) return item;
+        const judged = await core.judgeFile(item.id).catch(() => undefined);
+        return { ...item, spans: judged ? findingSpans(judged.text, judged.findings) : [] };
+      }),
+    );
   });
   route(connection, CreateItemRequest, async (p) => {
     const item = await ctx.ready().createItem(p.kind, p.title, p.folder);

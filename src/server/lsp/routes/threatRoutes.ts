@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { AcceptRepositoryReviewRequest, AcceptRepositoryReviewsRequest, ItemsChangedNotification, JudgeFileRequest, JudgeTextsRequest, MarkReviewedRequest, RepositoryReviewsRequest } from '../../../shared/protocol';
 import { defineRequest } from '../../../shared/rpc';
 import { MarkReviewedParamsSchema, type ReviewRecord } from '../../../shared/schemas';
-import { contentRevision } from '../../core/notes/noteIndex';
+import { sha256Hex } from '../../core/sha256Hex';
 import { MAX_KNOWLEDGE_BYTES, capKnowledgeText } from '../../core/notes/knowledgeFile';
 import { toReviewRecord, type Review } from '../../core/review/reviewStore';
 import { RULESET_VERSION, type ThreatFinding } from '../../core/threat/threatScanner';
@@ -206,9 +206,9 @@ export function registerThreatRoutes(ctx: ServerContext): Diagnostics {
   route(connection, JudgeTextsRequest, async (p) => {
     const core = await ctx.judged();
     const results = p.texts.map(({ text, id }) => {
-      let findings = core.judge(id ?? '', text, contentRevision(text));
+      let findings = core.judge(id ?? '', text, sha256Hex(text));
       // A replayed section ends with the line break the block compiler added when the file had none: try the file's own text too.
-      if (id && findings.length > 0 && text.endsWith('\n')) findings = core.judge(id, text.slice(0, -1), contentRevision(text.slice(0, -1)));
+      if (id && findings.length > 0 && text.endsWith('\n')) findings = core.judge(id, text.slice(0, -1), sha256Hex(text.slice(0, -1)));
       return { flagged: findings.length > 0, rules: [...new Set(findings.map((f) => f.ruleId))] };
     });
     return { rulesetVersion: RULESET_VERSION, results };
