@@ -9,11 +9,11 @@
  * override; an edit makes a new revision, judged again.
  */
 import { createHash } from 'node:crypto';
+import { MEMORY_BODY_MAX, type MemoryEntryView, type MemoryScope } from '../../../shared/memorySchemas';
 import {
   InboxApproveEditedParamsSchema,
   InboxMergeParamsSchema,
   InboxParamsSchema,
-  MEMORY_BODY_MAX,
   type InboxApproveEditedParams,
   type InboxBulkResult,
   type InboxCounts,
@@ -22,9 +22,7 @@ import {
   type InboxMergeParams,
   type InboxParams,
   type InboxResult,
-  type MemoryEntryView,
-  type MemoryScope,
-} from '../../../shared/memorySchemas';
+} from '../../../shared/inboxSchemas';
 import { currentUser } from '../review/reviewStore';
 import { MemoryError } from './errors';
 import { superseded } from './lifecycle';

@@ -14,20 +14,21 @@ import {
   type MemoryListResult,
   type MemoryScope,
   type MemoryStatus,
-  type PersonalSyncParams,
-  type PersonalSyncResult,
   type RecallParams,
   type RememberParams,
   type UpdateMemoryParams,
-  type DistillSubmitParams,
-  type DistillSubmitResult,
-  type InboxApproveEditedParams,
-  type InboxBulkResult,
-  type InboxCounts,
-  type InboxMergeParams,
-  type InboxParams,
-  type InboxResult,
 } from '../../../shared/memorySchemas';
+import type {
+  DistillSubmitParams,
+  DistillSubmitResult,
+  InboxApproveEditedParams,
+  InboxBulkResult,
+  InboxCounts,
+  InboxMergeParams,
+  InboxParams,
+  InboxResult,
+} from '../../../shared/inboxSchemas';
+import type { PersonalSyncParams, PersonalSyncResult } from '../../../shared/personalSyncSchemas';
 import type { MemoryIndexEntry } from '../delivery/knowledgeBlock';
 import { exportScope, importScope } from './importExport';
 import { syncPersonal } from './personalSync';

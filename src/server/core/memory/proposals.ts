@@ -14,7 +14,14 @@
  * Nothing here reaches a model: a pending proposal is trusted for no session until a person approves it
  * (visibility.ts). The transcript never arrives here — only the proposals.
  */
-import { DistillSubmitParamsSchema, type DistillSkip, type DistillSubmitParams, type DistillSubmitResult, type DistilledProposal, type ProposalKind } from '../../../shared/memorySchemas';
+import type { ProposalKind } from '../../../shared/memorySchemas';
+import {
+  DistillSubmitParamsSchema,
+  type DistillSkip,
+  type DistillSubmitParams,
+  type DistillSubmitResult,
+  type DistilledProposal,
+} from '../../../shared/inboxSchemas';
 import { MemoryError } from './errors';
 import { itemView } from './inbox';
 import { computeRevision, isPendingProposal, isRejected, normalizeTags, type StoredEntry } from './memoryEntry';
