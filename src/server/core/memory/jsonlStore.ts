@@ -35,7 +35,9 @@ import type { StoreProblem } from '../../../shared/schemas';
 import type { MemoryScope } from '../../../shared/memorySchemas';
 import { appendDurably, badLinesOf, joinLines, newLines, rewriteLines, splitLines, writeKeepingMode, type BadLine, type RawLine } from './lineFile';
 import { compareEntries, isUndated, newer, parseStoredEntry, serializeEntry, type StoredEntry } from './memoryEntry';
-import { decodeSnapshot, encodeSnapshot, HEAD_BYTES, sha256, writeSnapshotFile, type LoadedSnapshot, type SnapshotKey } from './scopeSnapshot';
+import { HEAD_BYTES, sha256, type SnapshotKey } from './scopeSnapshot';
+import { decodeSnapshot, type LoadedSnapshot } from './scopeSnapshotDecode';
+import { encodeSnapshot, writeSnapshotFile } from './scopeSnapshotEncode';
 
 export type { BadLine } from './lineFile';
 

@@ -38,7 +38,8 @@ import { MemoryState, zodToMemoryError, type MemoryServiceDeps, type ProjectFold
 import { indexFor, list, listFlagged, read, recall } from './recall';
 import { findingsOf } from './visibility';
 import { approve, flagWrong, markReviewed, remember, update } from './writing';
-import { acceptRepository, approveEdited, approveItems, inbox, inboxCounts, mergeItem, rejectItems } from './inbox';
+import { inbox, inboxCounts } from './inbox';
+import { acceptRepository, approveEdited, approveItems, mergeItem, rejectItems } from './inboxDecisions';
 import { submitDistilled } from './proposals';
 
 export { MemoryError, MEMORY_ERROR_CODE } from './errors';

@@ -14,7 +14,7 @@ import { currentUser } from '../review/reviewStore';
 import { RULESET_VERSION } from '../threat/threatScanner';
 import { MemoryError } from './errors';
 import { capCheck, superseded, supersedeTargets } from './lifecycle';
-import { approveItems } from './inbox';
+import { approveItems } from './inboxDecisions';
 import { computeRevision, isPendingProposal, normalizeTags, type StoredEntry } from './memoryEntry';
 import { newId, zodToMemoryError, type MemoryState } from './memoryState';
 import { refuseSecrets } from './secrets';
