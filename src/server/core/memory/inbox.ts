@@ -14,7 +14,8 @@ import {
   type InboxResult,
 } from '../../../shared/inboxSchemas';
 import { isPendingProposal, isRejected, proposalOf, type StoredEntry } from './memoryEntry';
-import { isActive, zodToMemoryError, type MemoryState } from './memoryState';
+import type { MemoryState } from './memoryState';
+import { isActive, zodToMemoryError } from './memoryScopes';
 import { fieldDiffs } from './textDiff';
 import { judge, toView } from './visibility';
 import { fromRepository } from './approvals';

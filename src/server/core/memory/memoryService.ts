@@ -34,7 +34,8 @@ import { exportScope, importScope } from './importExport';
 import { syncPersonal } from './personalSync';
 import { consolidate, forget, forgetFlagged, forgetPreview, forgetScope, forgetSessions, planForget } from './lifecycle';
 import type { StoredEntry } from './memoryEntry';
-import { MemoryState, zodToMemoryError, type MemoryServiceDeps, type ProjectFolder } from './memoryState';
+import { MemoryState } from './memoryState';
+import { zodToMemoryError, type MemoryServiceDeps, type ProjectFolder } from './memoryScopes';
 import { indexFor, list, listFlagged, read, recall } from './recall';
 import { findingsOf } from './visibility';
 import { approve, flagWrong, markReviewed, remember, update } from './writing';
@@ -43,7 +44,7 @@ import { acceptRepository, approveEdited, approveItems, mergeItem, rejectItems }
 import { submitDistilled } from './proposals';
 
 export { MemoryError, MEMORY_ERROR_CODE } from './errors';
-export { SCOPES, memoryPaths, type MemoryServiceDeps, type ProjectFolder } from './memoryState';
+export { SCOPES, memoryPaths, type MemoryServiceDeps, type ProjectFolder } from './memoryScopes';
 export { RECALL_SCORE_THRESHOLD } from './recall';
 
 /**

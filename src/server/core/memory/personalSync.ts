@@ -15,7 +15,8 @@
 import type { PersonalSyncParams, PersonalSyncResult, SyncedEntry } from '../../../shared/personalSyncSchemas';
 import { PersonalSyncParamsSchema } from '../../../shared/personalSyncSchemas';
 import { computeRevision, normalizeTags, type StoredEntry } from './memoryEntry';
-import { isActive, zodToMemoryError, type MemoryState } from './memoryState';
+import type { MemoryState } from './memoryState';
+import { isActive, zodToMemoryError } from './memoryScopes';
 import { findSecret } from './secrets';
 import { judge } from './visibility';
 

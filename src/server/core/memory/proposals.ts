@@ -25,7 +25,8 @@ import {
 import { MemoryError } from './errors';
 import { itemView } from './inbox';
 import { computeRevision, isPendingProposal, isRejected, normalizeTags, type StoredEntry } from './memoryEntry';
-import { isActive, newId, searchKey, zodToMemoryError, type MemoryState, type ScopeState } from './memoryState';
+import type { MemoryState } from './memoryState';
+import { isActive, newId, searchKey, zodToMemoryError, type ScopeState } from './memoryScopes';
 import { refuseSecrets } from './secrets';
 import { jaccard, wordSet, words } from './similarity';
 
