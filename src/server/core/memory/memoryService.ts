@@ -49,7 +49,7 @@ export { RECALL_SCORE_THRESHOLD } from './recall';
 
 /**
  * Agent memory. Each method delegates, with the shared MemoryState, to the module that owns it:
- * memoryState.ts (scopes, indexes, caches, refresh and mutate), visibility.ts (scan-on-read, aging, what a
+ * memoryState.ts (scopes, refresh and mutate; with memoryScopes.ts, entryIndexes.ts and memoryVerdicts.ts), visibility.ts (scan-on-read, aging, what a
  * model may see), writing.ts (remember, edit, trust), lifecycle.ts (supersede, caps, consolidate, forget),
  * recall.ts (list, recall, read, the block's index) and importExport.ts (export and import of a scope).
  */
@@ -207,7 +207,7 @@ export class MemoryService {
     return markReviewed(this.state, id, revision);
   }
 
-  // ---- distillation and the decision inbox (proposals.ts, inbox.ts) ------------------------------------
+  // ---- distillation and the decision inbox (proposals.ts, inbox.ts, inboxDecisions.ts) -----------------
 
   /** Stores a distillation's proposals as pending inbox entries (classified new, update or conflict); answers them and the skips. */
   submitDistilled(params: DistillSubmitParams): Promise<DistillSubmitResult> {
@@ -223,7 +223,7 @@ export class MemoryService {
     return inboxCounts(this.state);
   }
 
-  /** Bulk approve; flagged items are refused until reviewed (see inbox.ts). */
+  /** Bulk approve; flagged items are refused until reviewed (see inboxDecisions.ts). */
   approveItems(ids: readonly string[], by?: string): Promise<InboxBulkResult> {
     return approveItems(this.state, ids, by);
   }

@@ -1,7 +1,7 @@
 /**
  * What this process knows of one memory scope file — its content as last read or written (entries, lines, the stat,
  * head and tail, the content hash), the malformed lines reported — and that knowledge's snapshot: a first read taken
- * from one (scopeSnapshot.ts says when it may be), lines materialised when a write needs them, and the snapshot
+ * from one when it describes this very content (the rules: jsonlStore.ts's opening comment), lines materialised when a write needs them, and the snapshot
  * written in the background a moment after the content changed. Reading and writing the file itself are jsonlStore.ts's.
  */
 import { createHash, type Hash } from 'node:crypto';

@@ -1,7 +1,7 @@
 /**
  * Owns the snapshot of one memory file: its parsed, validated entries and the shape of its lines, so that a restart
  * with the file unchanged loads without parsing it, and a file that only grew (appended lines: `remember`, another
- * window) parses only what was appended. `jsonlStore.ts` decides when a snapshot may be used; this file says what one
+ * window) parses only what was appended. `scopeFileState.ts` decides when a snapshot may be used; this file says what one
  * holds (the format: header, sections, slots, the usual shape of an entry), scopeSnapshotEncode.ts writes one and
  * scopeSnapshotDecode.ts reads it back, answering null for anything it cannot vouch for.
  *
@@ -11,7 +11,7 @@
  *   limits the schema applies) and its own format; another's is ignored;
  * - its body carries a sha256: a corrupt or truncated snapshot is ignored;
  * - it says exactly which content it was made from (the file's stat, the sha256 of its first and last 64 KiB and of
- *   all of it): `jsonlStore.ts` uses it only for that content, or for that content with lines appended.
+ *   all of it): `scopeFileState.ts` uses it only for that content, or for that content with lines appended.
  * No verdicts are kept here (those are verdictStore.ts's, under the rule set's version): a snapshot never says "clean".
  *
  * Layout: a magic line, a JSON header, then sections 8-byte aligned: every string of every entry as one text (each
