@@ -6,7 +6,7 @@
 import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
-import type { MemoryScope } from '../../../shared/memorySchemas';
+import type { MemoryConfig, MemoryScope, MemoryStatus } from '../../../shared/memorySchemas';
 import type { StoreProblem } from '../../../shared/schemas';
 import { sessionsPath } from '../store/paths';
 import type { ReviewStore } from '../review/reviewStore';
@@ -137,4 +137,30 @@ export function mergeStoreOrder(lists: readonly (readonly StoredEntry[])[]): Sto
     if (best < 0) return out;
     out.push(lists[best]![at[best]!++]!);
   }
+}
+
+function countActive(entries: readonly StoredEntry[]): number {
+  let n = 0;
+  for (const e of entries) if (isActive(e)) n += 1;
+  return n;
+}
+
+/** What memory's status says of `stores`: each one's live entries against its cap, loaded or why not, and its file. */
+export function memoryStatus(config: MemoryConfig, stores: readonly ScopeState[], multiFolder: boolean): MemoryStatus {
+  return {
+    on: config.on,
+    readonly: config.readonly,
+    scopes: stores.map((s) => {
+      const scope = s.scope;
+      return {
+        scope,
+        ...(s.folder && multiFolder ? { folder: s.folder.name } : {}),
+        count: countActive(s.entries),
+        cap: config.caps[scope],
+        loaded: s.loaded,
+        ...(s.error ? { error: s.error } : {}),
+        ...(s.file ? { path: s.file.path } : {}),
+      };
+    }),
+  };
 }

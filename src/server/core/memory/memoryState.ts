@@ -18,17 +18,11 @@ import type { UserTrustStore } from '../review/userTrust';
 import { migrateApprovals } from './approvals';
 import { EntryIndexes } from './entryIndexes';
 import { MemoryVerdicts } from './memoryVerdicts';
-import { isActive, memoryPaths, mergeStoreOrder, scopeFileFor, type MemoryServiceDeps, type ProjectFolder, type ScopeState } from './memoryScopes';
+import { memoryPaths, memoryStatus, mergeStoreOrder, scopeFileFor, type MemoryServiceDeps, type ProjectFolder, type ScopeState } from './memoryScopes';
 
 const OFF_MESSAGE = 'Memory is off. Turn it on with Session Knowledge: Turn Agent Memory On (or the switch in the Knowledge Panel); nothing was stored.';
 const READONLY_MESSAGE = 'Memory is read-only (sessionKnowledge.memory.readonly); nothing was changed. A person can turn read-only off in Settings.';
 const NO_FOLDER = 'No folder is open: project memory lives in the workspace (.knowledge/memory.jsonl).';
-
-function countActive(entries: readonly StoredEntry[]): number {
-  let n = 0;
-  for (const e of entries) if (isActive(e)) n += 1;
-  return n;
-}
 
 export class MemoryState {
   config: MemoryConfig = MemoryConfigSchema.parse({ on: false });
@@ -219,22 +213,7 @@ export class MemoryState {
 
   async status(): Promise<MemoryStatus> {
     if (this.config.on) await this.refresh();
-    return {
-      on: this.config.on,
-      readonly: this.config.readonly,
-      scopes: this.stores().map((s) => {
-        const scope = s.scope;
-        return {
-          scope,
-          ...(s.folder && this.multiFolder ? { folder: s.folder.name } : {}),
-          count: countActive(s.entries),
-          cap: this.config.caps[scope],
-          loaded: s.loaded,
-          ...(s.error ? { error: s.error } : {}),
-          ...(s.file ? { path: s.file.path } : {}),
-        };
-      }),
-    };
+    return memoryStatus(this.config, this.stores(), this.multiFolder);
   }
 
   /** A file changed on disk (a git pull, another window): read it again and judge every entry again. */
