@@ -1,7 +1,7 @@
 /**
  * What the memory service is built from and the shapes it holds: the project folders and dependencies it is given,
  * where each scope's file lives, one memory file as loaded (ScopeState), and the small rules every part uses (what
- * is live, a new id, a param checked into a MemoryError). The state itself is memoryState.ts.
+ * is live, a new id, a param checked into a MemoryError, the status of the stores). The state itself is memoryState.ts.
  */
 import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
