@@ -19,7 +19,7 @@ import { MemoryService, memoryPaths } from '../src/server/core/memory/memoryServ
 import { serializeEntry } from '../src/server/core/memory/memoryEntry';
 import { sharedScanner } from '../src/server/core/threat/scanForBlock';
 import { DISTILL_INPUT_SHARE, buildDistillPrompt, parseDistillAnswer, type DistillTurn } from '../src/extension/memory/distillPrompt';
-import type { DistilledProposal } from '../src/shared/memorySchemas';
+import type { DistilledProposal } from '../src/shared/inboxSchemas';
 import { fmt, printTable, timeRuns } from './harness';
 import { makeEntries } from './memory';
 

@@ -3,50 +3,27 @@
 // reject a selection. Keys on an item (or on one of its buttons): ↑ ↓ Home End move, Space selects, A E R M act,
 // Shift+A / Shift+R act on the selection, Esc clears it; in an open part Esc cancels and gives focus back to the
 // item. After an item leaves the inbox, focus goes to the next one (else the previous, else the "nothing waits"
-// line); a refused item keeps focus and says why on its card.
+// line); a refused item keeps focus and says why on its card. The selection's actions are inboxSelection.ts's, what
+// is said about an item inboxNotices.ts's.
 import { closest, type ActionContext, type Actions, type Control } from './dom';
 import { announce } from './feedback';
-import { focusWhenReady } from './focus';
-import { afterRemoval, allRows, card, focusItemAfterReload, inbox, itemSelector, loadInbox, loadMore, moveTo, neighbour, renderInbox, renderToolbar, rowById } from './inboxView';
+import {
+  afterRemoval,
+  allRows,
+  focusItemAfterReload,
+  inbox,
+  loadInbox,
+  loadMore,
+  moveTo,
+  neighbour,
+  renderInbox,
+  renderToolbar,
+  rowById,
+} from './inboxView';
 import { approvable, groupKey, type InboxPart } from './inboxRender';
-import { failureReason, request } from './panelRpc';
-
-const title = (id: string) => rowById(id)?.entry.title ?? id;
-const quoted = (id: string) => `“${title(id)}”`;
-
-/** Runs a request; a failure is said (error box and live region) and answered as undefined. */
-async function attempt<T>(what: string, fn: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; reason: string | undefined; message: string }> {
-  try {
-    return { ok: true, value: await fn() };
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    announce(`${what} failed: ${message}`);
-    return { ok: false, reason: failureReason(err), message };
-  }
-}
-
-/** Focuses a control inside the item's card once its custom element has rendered. */
-function focusInCard(id: string, selector: string): void {
-  const el = document.querySelector(`${itemSelector(id)} ${selector}`);
-  if (el instanceof HTMLElement) void focusWhenReady(el);
-}
-
-/** A single-item action started: what the last bulk action said is stale now. */
-function clearStatus(): void {
-  inbox.status = '';
-}
-
-function say(id: string, notice: string): void {
-  inbox.notices.set(id, notice);
-  announce(notice);
-}
-
-/** Why a flagged item's Approve waits; focus goes to the button that lifts it. */
-function refuseFlagged(id: string): void {
-  say(id, `${quoted(id)} reads as an instruction and is withheld: look at the matched text, then choose “Reviewed — not a threat” (or edit it) before approving.`);
-  renderInbox();
-  focusInCard(id, '[data-action="inbox-reviewed"]');
-}
+import { request } from './panelRpc';
+import { attempt, clearStatus, focusInCard, quoted, refuseFlagged, say } from './inboxNotices';
+import { acceptRepository, bulkApprove, bulkReject, clearSelection, closeBulkReject, openBulkReject, setSelected, toggle } from './inboxSelection';
 
 // ---- one item ----
 
@@ -201,120 +178,7 @@ async function markReviewed(id: string): Promise<void> {
   focusInCard(id, '[data-action="inbox-approve"]');
 }
 
-// ---- the selection ----
-
-function setSelected(id: string, on: boolean): void {
-  if (on) inbox.selected.add(id);
-  else inbox.selected.delete(id);
-  const el = card(id);
-  if (el) {
-    el.classList.toggle('selected', on);
-    const box = el.querySelector('input[data-action="inbox-select"]') as HTMLInputElement | null;
-    if (box) box.checked = on;
-    const label = (el.getAttribute('aria-label') ?? '').replace(/ — selected$/, '');
-    el.setAttribute('aria-label', on ? `${label} — selected` : label);
-  }
-}
-
-function toggle(id: string): void {
-  setSelected(id, !inbox.selected.has(id));
-  if (inbox.selected.size === 0) inbox.bulkReject = undefined;
-  renderToolbar();
-  announce(`${inbox.selected.has(id) ? 'Selected' : 'Unselected'} ${quoted(id)}: ${inbox.selected.size} selected`);
-}
-
-function clearSelection(): void {
-  if (inbox.selected.size === 0) return;
-  clearStatus();
-  for (const id of [...inbox.selected]) setSelected(id, false);
-  inbox.bulkReject = undefined;
-  renderToolbar();
-  announce('Selection cleared');
-}
-
-/** Said after a bulk action: what was done, and each refusal by title. */
-function bulkStatus(verb: string, done: number, refused: { id: string; message: string }[]): string {
-  const head = `${verb} ${done} ${done === 1 ? 'item' : 'items'}.`;
-  if (refused.length === 0) return head;
-  return `${head} Not ${verb.toLowerCase()} (still selected): ${refused.map((x) => `${quoted(x.id)} — ${x.message}`).join(' ')}`;
-}
-
-type BulkAnswer = { done: { id: string }[]; refused: { id: string; message: string }[] };
-
-/** The protocol takes at most 1,000 ids a request: a larger selection (a whole group) goes in turns, answered as one. */
-async function inTurns(ids: readonly string[], call: (ids: string[]) => Promise<BulkAnswer>): Promise<BulkAnswer> {
-  const out: BulkAnswer = { done: [], refused: [] };
-  for (let i = 0; i < ids.length; i += 1000) {
-    const r = await call(ids.slice(i, i + 1000));
-    out.done.push(...r.done);
-    out.refused.push(...r.refused);
-  }
-  return out;
-}
-
-/**
- * One bulk action: the request, then its outcome said once — failed (in the toolbar), or done and refused (each
- * refused card says why) — and focus on the item after those that left. Answers whether the request went through.
- */
-async function runBulk(label: string, verb: string, call: () => Promise<BulkAnswer>): Promise<boolean> {
-  const r = await attempt(label, call);
-  if (!r.ok) {
-    inbox.status = `${label} failed: ${r.message}`;
-    renderToolbar();
-    return false;
-  }
-  const done = new Set(r.value.done.map((e) => e.id));
-  for (const x of r.value.refused) inbox.notices.set(x.id, `Not ${verb.toLowerCase()}: ${x.message}`);
-  inbox.status = bulkStatus(verb, done.size, r.value.refused);
-  announce(inbox.status);
-  await focusItemAfterReload(afterRemoval(done, inbox.active));
-  return true;
-}
-
-/** "Accept all from the repository" of one folder: flagged ones are refused and say why on their card. */
-async function acceptRepository(folder: string): Promise<void> {
-  if (!folder) return;
-  clearStatus();
-  await runBulk('Accept all from the repository', 'Accepted', () => request('inbox/acceptRepository', { folder }));
-}
-
-async function bulkApprove(): Promise<void> {
-  const ids = [...inbox.selected];
-  if (ids.length === 0) {
-    announce('Nothing selected: Space selects the item in focus.');
-    return;
-  }
-  await runBulk('Approve selected', 'Approved', () => inTurns(ids, (part) => request('inbox/approve', { ids: part })));
-}
-
-function openBulkReject(): void {
-  if (inbox.selected.size === 0) {
-    announce('Nothing selected: Space selects the item in focus.');
-    return;
-  }
-  inbox.bulkReject = { reason: '' };
-  renderToolbar();
-  const field = document.getElementById('inbox-bulk-reason');
-  if (field) void focusWhenReady(field);
-}
-
-async function bulkReject(): Promise<void> {
-  const ids = [...inbox.selected];
-  if (ids.length === 0) return;
-  const reason = inbox.bulkReject?.reason.trim() ?? '';
-  // The reason field closes once the request went through, before the outcome is rendered.
-  await runBulk('Reject selected', 'Rejected', async () => {
-    const answer = await inTurns(ids, (part) => request('inbox/reject', { ids: part, ...(reason ? { reason } : {}) }));
-    inbox.bulkReject = undefined;
-    return answer;
-  });
-}
-
-function closeBulkReject(): void {
-  inbox.bulkReject = undefined;
-  renderToolbar();
-  if (inbox.active) moveTo(inbox.active);
-}
+// ---- the selection: inboxSelection.ts ----
 
 export const inboxActions: Actions = {
   'inbox-approve': ({ id }) => approveOne(id),

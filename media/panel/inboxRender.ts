@@ -6,7 +6,7 @@
  * The bench renders the inbox with these same functions (`renderInboxGroups`).
  */
 import type { InboxGroupView, InboxItemRow, MergeTarget } from '../../src/shared/panelProtocol';
-import type { DiffChunk, FieldDiff } from '../../src/shared/memorySchemas';
+import type { DiffChunk, FieldDiff } from '../../src/shared/inboxSchemas';
 import { appendMarked, badge, button, folderBadge, h, icon, withheldWarning } from './render';
 
 /** Items per inbox page, as the memory list's page: the first page shows first, the next ones as the person scrolls. */

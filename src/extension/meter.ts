@@ -4,8 +4,15 @@
  */
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { CompilePinsRequest, GetDraftPinsRequest, GetSessionRequest, ResolvePendingRequest, UpdateDraftPinsRequest, UpdateSessionPinsRequest } from '../shared/protocol';
-import type { PendingBlock, SessionInfo } from '../shared/schemas';
+import {
+  CompilePinsRequest,
+  GetDraftPinsRequest,
+  GetSessionRequest,
+  ResolvePendingRequest,
+  UpdateDraftPinsRequest,
+  UpdateSessionPinsRequest,
+} from '../shared/protocol';
+import type { PendingBlock, SessionInfo } from '../shared/sessionSchemas';
 import { blockBudget } from './chat/knowledgeSend';
 
 export const PREVIEW_SCHEME = 'session-knowledge-preview';

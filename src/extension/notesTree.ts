@@ -4,7 +4,8 @@
  * workspace of several folders, every folder's, each item naming its folder.
  */
 import * as vscode from 'vscode';
-import { UNJUDGED_RULE, type KnowledgeItem, type KnowledgeKind, type PendingBlock } from '../shared/schemas';
+import { UNJUDGED_RULE, type KnowledgeItem, type KnowledgeKind } from '../shared/schemas';
+import type { PendingBlock } from '../shared/sessionSchemas';
 import { itemMark, type KnownPins } from './meter';
 
 type GroupKind = KnowledgeKind | 'draft' | 'session' | 'agents';

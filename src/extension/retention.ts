@@ -5,8 +5,10 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { PruneSessionsRequest } from '../shared/protocol';
-import { DEFAULT_SESSION_RETENTION_DAYS } from '../shared/schemas';
 import type { ServerSetup } from './languageClient';
+
+/** The setting's default (package.json says the same): days without activity before a session goes. */
+export const DEFAULT_SESSION_RETENTION_DAYS = 90;
 
 /** Days without activity after which a session is removed (0: keep every session). */
 export function sessionRetentionDays(): number {

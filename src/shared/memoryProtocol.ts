@@ -29,7 +29,6 @@ import {
   MemoryIdParamsSchema,
   MemoryListParamsSchema,
   MemoryReadParamsSchema,
-  PersonalSyncParamsSchema,
   RecallParamsSchema,
   RememberParamsSchema,
   UpdateMemoryParamsSchema,
@@ -38,6 +37,8 @@ import {
   type MemoryEntryView,
   type MemoryListResult,
   type MemoryStatus,
+} from './memorySchemas';
+import {
   DistillSubmitParamsSchema,
   InboxApproveEditedParamsSchema,
   InboxIdsParamsSchema,
@@ -49,8 +50,8 @@ import {
   type InboxBulkResult,
   type InboxCounts,
   type InboxResult,
-  type PersonalSyncResult,
-} from './memorySchemas';
+} from './inboxSchemas';
+import { PersonalSyncParamsSchema, type PersonalSyncResult } from './personalSyncSchemas';
 
 export const MemoryConfigureRequest = defineRequest('knowledge/memory/configure', MemoryConfigSchema)<MemoryStatus>();
 export const MemoryStatusRequest = defineRequest0('knowledge/memory/status')<MemoryStatus>();

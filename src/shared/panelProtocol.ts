@@ -24,22 +24,25 @@ import {
   ConsolidateParamsSchema,
   FlagWrongParamsSchema,
   FolderName,
-  InboxApproveEditedParamsSchema,
-  InboxMergeParamsSchema,
-  InboxRejectParamsSchema,
   MarkMemoryReviewedParamsSchema,
   MemoryListParamsSchema,
   MemoryScopeSchema,
   UpdateMemoryParamsSchema,
   type ForgetPlan,
   type ImportResult,
-  type InboxBulkResult,
-  type InboxCounts,
-  type InboxItem,
   type MemoryEntryView,
   type MemoryStatus,
 } from './memorySchemas';
-import { PinIdSchema, type KnowledgeKind } from './schemas';
+import {
+  InboxApproveEditedParamsSchema,
+  InboxMergeParamsSchema,
+  InboxRejectParamsSchema,
+  type InboxBulkResult,
+  type InboxCounts,
+  type InboxItem,
+} from './inboxSchemas';
+import type { KnowledgeKind } from './schemas';
+import { PinIdSchema } from './pinIdSchemas';
 
 const Id = z.string().min(1).max(4096);
 const MemoryId = z.string().min(1).max(100);

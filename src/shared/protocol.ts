@@ -6,48 +6,49 @@
  */
 import { defineNotification, defineNotification0, defineRequest, defineRequest0 } from './rpc';
 import {
+  CreateItemParamsSchema,
+  ItemsChangedSchema,
+  ListItemsParamsSchema,
+  StoreProblemSchema,
+  type KnowledgeItem,
+  type ServerStatus,
+  type Stats,
+  type WorkspaceFoldersInfo,
+} from './schemas';
+import { RenamePinParamsSchema, UpdateAgentPinsParamsSchema, UpdateDraftPinsParamsSchema, type UpdateDraftPinsResult } from './pinIdSchemas';
+import {
   AppendResultParamsSchema,
   ClaimScheduledRunParamsSchema,
   CompileAgentBlockParamsSchema,
   CompilePinsParamsSchema,
-  CreateItemParamsSchema,
   CreateSessionParamsSchema,
-  ItemsChangedSchema,
-  JudgeFileParamsSchema,
-  JudgeTextsParamsSchema,
-  ListItemsParamsSchema,
   ListSessionsPageParamsSchema,
   MarkDeliveredParamsSchema,
-  MarkReviewedParamsSchema,
-  AcceptRepositoryReviewParamsSchema,
-  AcceptRepositoryReviewsParamsSchema,
-  RepositoryReviewsParamsSchema,
-  RenamePinParamsSchema,
   PruneSessionsParamsSchema,
   ResolveParamsSchema,
   SessionKeyParamsSchema,
   SetPinnedMessagesParamsSchema,
   SetSessionPinsParamsSchema,
-  StoreProblemSchema,
-  UpdateAgentPinsParamsSchema,
-  UpdateDraftPinsParamsSchema,
   UpdateSessionPinsParamsSchema,
   type ClaimScheduledRunResult,
   type DeleteSessionResult,
   type PruneSessionsResult,
-  type JudgeFileResult,
-  type JudgeTextsResult,
-  type KnowledgeItem,
   type PendingBlock,
-  type ReviewRecord,
-  type RepositoryReviewsResult,
-  type ServerStatus,
   type SessionInfo,
   type SessionsPage,
-  type Stats,
-  type UpdateDraftPinsResult,
-  type WorkspaceFoldersInfo,
-} from './schemas';
+} from './sessionSchemas';
+import {
+  JudgeFileParamsSchema,
+  JudgeTextsParamsSchema,
+  MarkReviewedParamsSchema,
+  AcceptRepositoryReviewParamsSchema,
+  AcceptRepositoryReviewsParamsSchema,
+  RepositoryReviewsParamsSchema,
+  type JudgeFileResult,
+  type JudgeTextsResult,
+  type ReviewRecord,
+  type RepositoryReviewsResult,
+} from './reviewSchemas';
 
 /** Client → server: who the server is (pid, start time); used for health checks and restart tests. */
 export const StatusRequest = defineRequest0('knowledge/status')<ServerStatus>();

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { activateApi, waitFor, workspaceFolder } from './helpers';
 import type { SessionKnowledgeApi } from '../../src/extension/api';
-import type { DistillSubmitResult } from '../../src/shared/memorySchemas';
+import type { DistillSubmitResult } from '../../src/shared/inboxSchemas';
 
 type Handler = (r: vscode.ChatRequest, c: vscode.ChatContext, s: vscode.ChatResponseStream, t: vscode.CancellationToken) => Promise<vscode.ChatResult>;
 interface Hooks {

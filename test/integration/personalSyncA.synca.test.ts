@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import { activateApi, waitFor } from './helpers';
 import { PERSONAL_SYNC_KEY, type PersonalSync } from '../../src/extension/memory/settingsSyncBridge';
-import type { SyncedState } from '../../src/shared/memorySchemas';
+import type { SyncedState } from '../../src/shared/personalSyncSchemas';
 
 interface Hooks {
   personalSync?: PersonalSync;

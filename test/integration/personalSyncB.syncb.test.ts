@@ -2,7 +2,8 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { activateApi, waitFor } from './helpers';
 import { PERSONAL_SYNC_KEY, type PersonalSync } from '../../src/extension/memory/settingsSyncBridge';
-import { PERSONAL_SYNC_MAX_BYTES, type MemoryEntryView, type SyncedState } from '../../src/shared/memorySchemas';
+import type { MemoryEntryView } from '../../src/shared/memorySchemas';
+import { PERSONAL_SYNC_MAX_BYTES, type SyncedState } from '../../src/shared/personalSyncSchemas';
 import type { PanelState } from '../../src/shared/panelProtocol';
 
 interface Hooks {

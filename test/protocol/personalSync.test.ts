@@ -5,8 +5,16 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MemoryConfigureRequest, MemoryForgetRequest, MemoryListRequest, MemoryRememberRequest, MemorySyncPersonalRequest, MemoryUpdateRequest } from '../../src/shared/memoryProtocol';
-import { PERSONAL_SYNC_MAX_BYTES, type MemoryEntryView, type SyncedState } from '../../src/shared/memorySchemas';
+import {
+  MemoryConfigureRequest,
+  MemoryForgetRequest,
+  MemoryListRequest,
+  MemoryRememberRequest,
+  MemorySyncPersonalRequest,
+  MemoryUpdateRequest,
+} from '../../src/shared/memoryProtocol';
+import type { MemoryEntryView } from '../../src/shared/memorySchemas';
+import { PERSONAL_SYNC_MAX_BYTES, type SyncedState } from '../../src/shared/personalSyncSchemas';
 import { PERSONAL_SYNC_KEY, PersonalSync, type SyncState } from '../../src/extension/memory/settingsSyncBridge';
 import { startRealServer, type RunningServer } from '../helpers/serverConnection';
 import { tempWorkspace } from '../helpers/tempWorkspace';

@@ -22,7 +22,7 @@ import {
   type PublishDiagnosticsParams,
 } from 'vscode-languageserver-protocol';
 import { ListItemsRequest, StatsRequest, StatusRequest } from '../../src/shared/protocol';
-import type { ReviewRecord } from '../../src/shared/schemas';
+import type { ReviewRecord } from '../../src/shared/reviewSchemas';
 import { CLI, startStdioServer, type StdioServer } from '../helpers/stdioServer';
 import { tempWorkspace } from '../helpers/tempWorkspace';
 import { waitFor } from '../helpers/waitFor';

@@ -4,7 +4,7 @@ import { mkdtempSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkPinnable, isSecretPath } from '../../src/server/core/pinPolicy';
-import { PinIdSchema, pinIdProblem, quotePinId } from '../../src/shared/schemas';
+import { PinIdSchema, pinIdProblem, quotePinId } from '../../src/shared/pinIdSchemas';
 
 test('secret files are recognised; their harmless look-alikes are not', () => {
   for (const p of ['.env', 'app/.env.local', '.env.production', 'id_rsa', 'keys/id_ed25519', 'certs/server.pem', 'tls/site.key', '.npmrc', '.netrc', 'home/.aws/credentials', '.ssh/config', 'x/.ssh/known_hosts']) {

@@ -12,7 +12,8 @@ import * as protocol from '../../src/shared/protocol';
 import * as memoryProtocol from '../../src/shared/memoryProtocol';
 import { CreateItemRequest, GetSessionRequest, ListItemsRequest, StatsRequest } from '../../src/shared/protocol';
 import { MemoryReadRequest } from '../../src/shared/memoryProtocol';
-import { CreateItemParamsSchema, ListItemsParamsSchema, SessionKeyParamsSchema, type KnowledgeItem, type Stats } from '../../src/shared/schemas';
+import { CreateItemParamsSchema, ListItemsParamsSchema, type KnowledgeItem, type Stats } from '../../src/shared/schemas';
+import { SessionKeyParamsSchema } from '../../src/shared/sessionSchemas';
 import { NoParamsSchema, defineRequest } from '../../src/shared/rpc';
 import { route } from '../../src/server/lsp/routing';
 

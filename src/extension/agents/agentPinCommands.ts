@@ -6,7 +6,8 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { CompileAgentBlockRequest, GetAgentPinsRequest, UpdateAgentPinsRequest } from '../../shared/protocol';
-import type { KnowledgeItem, UpdateDraftPinsResult } from '../../shared/schemas';
+import type { KnowledgeItem } from '../../shared/schemas';
+import type { UpdateDraftPinsResult } from '../../shared/pinIdSchemas';
 import { blockBudget } from '../chat/knowledgeSend';
 import { pickKnowledgeItems, pinRefs } from '../knowledgeCommands';
 import type { AgentPinsState } from '../notesTree';

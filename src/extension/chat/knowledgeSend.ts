@@ -8,7 +8,7 @@
 import * as vscode from 'vscode';
 import type { LanguageClient, RequestParam, RequestType } from 'vscode-languageclient/node';
 import { MarkDeliveredRequest, ResolvePendingRequest } from '../../shared/protocol';
-import type { PendingBlock } from '../../shared/schemas';
+import type { PendingBlock } from '../../shared/sessionSchemas';
 import { textParts } from './history';
 import { deliveryAllowed } from '../workspaceTrust';
 

@@ -17,7 +17,7 @@ import {
   UpdateDraftPinsRequest,
   UpdateSessionPinsRequest,
 } from '../../shared/protocol';
-import type { PendingBlock, SessionInfo } from '../../shared/schemas';
+import type { PendingBlock, SessionInfo } from '../../shared/sessionSchemas';
 import { blockBudget, requestWithTimeout, resolveBlockSafely, sendAndRecord, userMessageWithBlock, type PendingDelivery } from './knowledgeSend';
 import { judgeLiveTurns, judgeNewCompaction } from './replayJudge';
 import {

@@ -11,7 +11,7 @@
 import type * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { JudgeTextsRequest } from '../../shared/protocol';
-import type { JudgeTextsResult } from '../../shared/schemas';
+import type { JudgeTextsResult } from '../../shared/reviewSchemas';
 import { envelopeInside, wrapInEnvelope } from '../../server/core/threat/envelope';
 import { firstLiveTurn, type KnowledgeResultMetadata, type Turn } from './history';
 import { requestWithTimeout } from './knowledgeSend';

@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { CompilePinsRequest, GetDraftPinsRequest, GetSessionRequest } from '../../shared/protocol';
-import { pinIdProblem } from '../../shared/schemas';
+import { pinIdProblem } from '../../shared/pinIdSchemas';
 import { blockBudget } from './knowledgeSend';
 import { runDispatched } from './dispatch';
 import { RESTRICTED_NOTICE, deliveryAllowed } from '../workspaceTrust';

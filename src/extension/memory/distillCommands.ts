@@ -6,7 +6,7 @@
  */
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import type { DistillSubmitResult } from '../../shared/memorySchemas';
+import type { DistillSubmitResult } from '../../shared/inboxSchemas';
 import type { DistillTurn } from './distillPrompt';
 import { DistillError, SessionTranscripts, describeResult, distillSession } from './distiller';
 import type { MemoryController } from './memoryController';

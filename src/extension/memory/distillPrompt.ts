@@ -11,7 +11,8 @@
  */
 import { wrapInEnvelope } from '../../server/core/threat/envelope';
 import { z } from 'zod';
-import { DISTILL_MAX_PROPOSALS, DistillAnswerSchema, DistilledProposalSchema, MEMORY_BODY_MAX, MEMORY_TITLE_MAX, type DistilledProposal } from '../../shared/memorySchemas';
+import { MEMORY_BODY_MAX, MEMORY_TITLE_MAX } from '../../shared/memorySchemas';
+import { DISTILL_MAX_PROPOSALS, DistillAnswerSchema, DistilledProposalSchema, type DistilledProposal } from '../../shared/inboxSchemas';
 
 const ProposalListSchema = z.array(DistilledProposalSchema).max(DISTILL_MAX_PROPOSALS, `at most ${DISTILL_MAX_PROPOSALS} proposals`);
 

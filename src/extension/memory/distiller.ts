@@ -11,7 +11,7 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { MemoryDistillSubmitRequest, MemoryRecallRequest } from '../../shared/memoryProtocol';
-import type { DistillSubmitResult } from '../../shared/memorySchemas';
+import type { DistillSubmitResult } from '../../shared/inboxSchemas';
 import { sendAndRecord } from '../chat/knowledgeSend';
 import { DISTILL_INPUT_SHARE, buildDistillPrompt, parseDistillAnswer, retryMessage, type DistillTurn, type KnownDecision } from './distillPrompt';
 import { deliveryAllowed } from '../workspaceTrust';

@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import type { MemoryController, MemoryOptions } from './memoryController';
 import type { PersonalSync } from './settingsSyncBridge';
-import { PERSONAL_SYNC_MAX_BYTES } from '../../shared/memorySchemas';
+import { PERSONAL_SYNC_MAX_BYTES } from '../../shared/personalSyncSchemas';
 
 type Item = vscode.QuickPickItem & { edit: () => Promise<Partial<MemoryOptions> | undefined> };
 

@@ -15,7 +15,13 @@
  *
  * No `vscode` import: the global state and the server are passed in (tests drive two of these with two storages).
  */
-import { PERSONAL_SYNC_MAX_BYTES, SyncedStateSchema, type PersonalSyncParams, type PersonalSyncResult, type SyncedState } from '../../shared/memorySchemas';
+import {
+  PERSONAL_SYNC_MAX_BYTES,
+  SyncedStateSchema,
+  type PersonalSyncParams,
+  type PersonalSyncResult,
+  type SyncedState,
+} from '../../shared/personalSyncSchemas';
 
 /** The synced key (registered with `setKeysForSync` while sync is on). */
 export const PERSONAL_SYNC_KEY = 'sessionKnowledge.memory.personalSync';

@@ -7,8 +7,10 @@ import type { LanguageClient } from 'vscode-languageclient/node';
 import { GetDraftPinsRequest, GetSessionRequest, ListItemsRequest, ListSessionsPageRequest, ResolvePendingRequest } from '../../shared/protocol';
 import { excerptSpan, MAX_SPANS } from '../../server/core/notes/findingExcerpts';
 import { MemoryInboxCountRequest, MemoryInboxRequest, MemoryListFlaggedRequest, MemoryListRequest, MemoryReadRequest, MemoryStatusRequest } from '../../shared/memoryProtocol';
-import type { InboxCounts, MemoryEntryView, MemoryFinding } from '../../shared/memorySchemas';
-import type { KnowledgeItem, PendingBlock, SessionInfo } from '../../shared/schemas';
+import type { MemoryEntryView, MemoryFinding } from '../../shared/memorySchemas';
+import type { InboxCounts } from '../../shared/inboxSchemas';
+import type { KnowledgeItem } from '../../shared/schemas';
+import type { PendingBlock, SessionInfo } from '../../shared/sessionSchemas';
 import {
   WITHHELD_WARNING,
   type FlaggedItemView,

@@ -5,7 +5,7 @@
  */
 import { lstatSync, realpathSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { pinIdProblem } from '../../shared/schemas';
+import { pinIdProblem } from '../../shared/pinIdSchemas';
 import { folderOfPath, idInFolder, locateId, type WorkspaceFolderRoot } from './workspaceFolders';
 
 export type PinCheck = { ok: true; id: string } | { ok: false; reason: string };

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { JsonDocument } from '../store/jsonDocument';
 import { checkPinnable } from '../pinPolicy';
-import type { StoreProblem, UpdateDraftPinsResult } from '../../../shared/schemas';
+import type { StoreProblem } from '../../../shared/schemas';
+import type { UpdateDraftPinsResult } from '../../../shared/pinIdSchemas';
 
 export const AGENT_PINS_FILE = '.knowledge/pins.json';
 export const AGENT_PINS_SCHEMA_VERSION = 1;

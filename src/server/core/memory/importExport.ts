@@ -9,7 +9,8 @@ import { MemoryError } from './errors';
 import { exportJson, exportMarkdown, parseJsonImport, parseMarkdownImport, type ImportCandidate } from './exchange';
 import { capCheck, superseded, supersedeTargets } from './lifecycle';
 import { computeRevision, type StoredEntry } from './memoryEntry';
-import { isActive, newId, type MemoryState } from './memoryState';
+import type { MemoryState } from './memoryState';
+import { isActive, newId } from './memoryScopes';
 import { findSecret } from './secrets';
 import { isAged, judge, toView } from './visibility';
 

@@ -3,11 +3,18 @@
  * one entry, and forgetting — one entry with its provenance cascade, or a whole scope — recorded in the audit log.
  */
 import { recordApprovals } from './approvals';
-import { ConsolidateParamsSchema, type ConsolidateParams, type ForgetPlan, type MemoryEntryView, type MemoryScope } from '../../../shared/memorySchemas';
+import {
+  ConsolidateParamsSchema,
+  type ConsolidateParams,
+  type ForgetPlan,
+  type MemoryEntryView,
+  type MemoryScope,
+} from '../../../shared/memorySchemas';
 import { currentUser } from '../review/reviewStore';
 import { MemoryError } from './errors';
 import { computeRevision, normalizeTags, type StoredEntry } from './memoryEntry';
-import { isActive, newId, searchKey, zodToMemoryError, type MemoryState, type ScopeState } from './memoryState';
+import type { MemoryState } from './memoryState';
+import { isActive, newId, searchKey, zodToMemoryError, type ScopeState } from './memoryScopes';
 import { refuseSecrets } from './secrets';
 import { judge, viewNow } from './visibility';
 

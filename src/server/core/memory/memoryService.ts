@@ -14,39 +14,42 @@ import {
   type MemoryListResult,
   type MemoryScope,
   type MemoryStatus,
-  type PersonalSyncParams,
-  type PersonalSyncResult,
   type RecallParams,
   type RememberParams,
   type UpdateMemoryParams,
-  type DistillSubmitParams,
-  type DistillSubmitResult,
-  type InboxApproveEditedParams,
-  type InboxBulkResult,
-  type InboxCounts,
-  type InboxMergeParams,
-  type InboxParams,
-  type InboxResult,
 } from '../../../shared/memorySchemas';
+import type {
+  DistillSubmitParams,
+  DistillSubmitResult,
+  InboxApproveEditedParams,
+  InboxBulkResult,
+  InboxCounts,
+  InboxMergeParams,
+  InboxParams,
+  InboxResult,
+} from '../../../shared/inboxSchemas';
+import type { PersonalSyncParams, PersonalSyncResult } from '../../../shared/personalSyncSchemas';
 import type { MemoryIndexEntry } from '../delivery/knowledgeBlock';
 import { exportScope, importScope } from './importExport';
 import { syncPersonal } from './personalSync';
 import { consolidate, forget, forgetFlagged, forgetPreview, forgetScope, forgetSessions, planForget } from './lifecycle';
 import type { StoredEntry } from './memoryEntry';
-import { MemoryState, zodToMemoryError, type MemoryServiceDeps, type ProjectFolder } from './memoryState';
+import { MemoryState } from './memoryState';
+import { zodToMemoryError, type MemoryServiceDeps, type ProjectFolder } from './memoryScopes';
 import { indexFor, list, listFlagged, read, recall } from './recall';
 import { findingsOf } from './visibility';
 import { approve, flagWrong, markReviewed, remember, update } from './writing';
-import { acceptRepository, approveEdited, approveItems, inbox, inboxCounts, mergeItem, rejectItems } from './inbox';
+import { inbox, inboxCounts } from './inbox';
+import { acceptRepository, approveEdited, approveItems, mergeItem, rejectItems } from './inboxDecisions';
 import { submitDistilled } from './proposals';
 
 export { MemoryError, MEMORY_ERROR_CODE } from './errors';
-export { SCOPES, memoryPaths, type MemoryServiceDeps, type ProjectFolder } from './memoryState';
+export { SCOPES, memoryPaths, type MemoryServiceDeps, type ProjectFolder } from './memoryScopes';
 export { RECALL_SCORE_THRESHOLD } from './recall';
 
 /**
  * Agent memory. Each method delegates, with the shared MemoryState, to the module that owns it:
- * memoryState.ts (scopes, indexes, caches, refresh and mutate), visibility.ts (scan-on-read, aging, what a
+ * memoryState.ts (scopes, refresh and mutate; with memoryScopes.ts, entryIndexes.ts and memoryVerdicts.ts), visibility.ts (scan-on-read, aging, what a
  * model may see), writing.ts (remember, edit, trust), lifecycle.ts (supersede, caps, consolidate, forget),
  * recall.ts (list, recall, read, the block's index) and importExport.ts (export and import of a scope).
  */
@@ -204,7 +207,7 @@ export class MemoryService {
     return markReviewed(this.state, id, revision);
   }
 
-  // ---- distillation and the decision inbox (proposals.ts, inbox.ts) ------------------------------------
+  // ---- distillation and the decision inbox (proposals.ts, inbox.ts, inboxDecisions.ts) -----------------
 
   /** Stores a distillation's proposals as pending inbox entries (classified new, update or conflict); answers them and the skips. */
   submitDistilled(params: DistillSubmitParams): Promise<DistillSubmitResult> {
@@ -220,7 +223,7 @@ export class MemoryService {
     return inboxCounts(this.state);
   }
 
-  /** Bulk approve; flagged items are refused until reviewed (see inbox.ts). */
+  /** Bulk approve; flagged items are refused until reviewed (see inboxDecisions.ts). */
   approveItems(ids: readonly string[], by?: string): Promise<InboxBulkResult> {
     return approveItems(this.state, ids, by);
   }

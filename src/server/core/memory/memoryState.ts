@@ -1,157 +1,28 @@
 /**
- * Owns the memory service's shared state — the three scopes as loaded, their search indexes, the judgement
- * caches, configuration and status — and the plumbing every read and write goes through (refresh, find, mutate).
+ * Owns the memory service's shared state — the three scopes as loaded (each folder's project file, personal,
+ * session), the judgement caches, configuration and status — and the plumbing every read and write goes through
+ * (refresh, find, mutate). The shapes it holds are memoryScopes.ts's; the search and title indexes entryIndexes.ts's.
  */
-import { basename, join, dirname } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import type { z } from 'zod';
+import { basename, join } from 'node:path';
 import { MemoryConfigSchema, type MemoryConfig, type MemoryFinding, type MemoryScope, type MemoryStatus } from '../../../shared/memorySchemas';
-import type { StoreProblem } from '../../../shared/schemas';
-import { sessionsPath } from '../store/paths';
 import { LockTimeoutError } from '../store/atomicFile';
 import type { ReviewStore } from '../review/reviewStore';
-import type { ThreatFinding } from '../threat/threatScanner';
 import { AuditLog } from './audit';
 import { MemoryError } from './errors';
 import { JsonlScopeFile, ScopeUnreadableError, type MutationPlan } from './jsonlStore';
-import { compareEntries, isPendingProposal, isRejected, type StoredEntry } from './memoryEntry';
-import { TokenIndex, trigrams, wordSet } from './similarity';
+import type { StoredEntry } from './memoryEntry';
+import type { TokenIndex } from './similarity';
 import { VerdictStore } from '../threat/verdictStore';
 import { nameFindings } from '../threat/names';
 import type { UserTrustStore } from '../review/userTrust';
 import { migrateApprovals } from './approvals';
-import { snapshotPathFor } from './scopeSnapshot';
-
-/** One workspace folder's project memory: `<path>/.knowledge/memory.jsonl`, judged against that folder's reviews. */
-export interface ProjectFolder {
-  /** The workspace's name for the folder (shown on its entries when the workspace has several). */
-  name: string;
-  path: string;
-  reviews: ReviewStore | null;
-}
-
-export interface MemoryServiceDeps {
-  /** The workspace's first folder: it names the per-workspace folder of session memory (null: no folder open). */
-  workspaceFolder: string | null;
-  /**
-   * Every folder whose `.knowledge/memory.jsonl` is project memory, in workspace order. Absent: `workspaceFolder`
-   * alone (with `reviews`). Changed at run time with `MemoryService.setFolders`.
-   */
-  projectFolders?: readonly ProjectFolder[];
-  globalStoragePath: string;
-  scan: (text: string) => readonly ThreatFinding[];
-  /** The first folder's reviews: personal and session entries are reviewed there (project entries in their own folder). */
-  reviews: ReviewStore | null;
-  onProblem?: (p: StoreProblem) => void;
-  /** A later load of `path` was clean (or readable again): the problems reported for it earlier no longer hold. */
-  onProblemsResolved?: (where: { source: string; path: string }) => void;
-  now?: () => Date;
-  /** Where scan verdicts persist across restarts (keyed by revision and RULESET_VERSION); none: every start judges again. */
-  verdictsPath?: string | null;
-  /**
-   * Where each memory file's snapshot of parsed entries is kept (per-user state, never the repository; see
-   * scopeSnapshot.ts); none: every start parses every file.
-   */
-  snapshotDir?: string | null;
-  /** The server's log (what the first answer used while memory was still loading, verdicts ignored, …). */
-  log?: (message: string) => void;
-  /**
-   * This person's own record of approvals (per-user, HMAC'd): a project entry counts as approved only with one
-   * (see approvals.ts). Absent (unit tests building a service by hand): the line's trust state decides.
-   */
-  userTrust?: UserTrustStore | null;
-}
-
-export const SCOPES: readonly MemoryScope[] = ['project', 'personal', 'session'];
+import { EntryIndexes } from './entryIndexes';
+import { MemoryVerdicts } from './memoryVerdicts';
+import { memoryPaths, memoryStatus, mergeStoreOrder, scopeFileFor, type MemoryServiceDeps, type ProjectFolder, type ScopeState } from './memoryScopes';
 
 const OFF_MESSAGE = 'Memory is off. Turn it on with Session Knowledge: Turn Agent Memory On (or the switch in the Knowledge Panel); nothing was stored.';
 const READONLY_MESSAGE = 'Memory is read-only (sessionKnowledge.memory.readonly); nothing was changed. A person can turn read-only off in Settings.';
-
-/**
- * Scopes: project = `<workspace>/.knowledge/memory.jsonl` (for git, `merge=union`); personal =
- * `<globalStorage>/memory/personal.jsonl`; session = `<globalStorage>/workspaces/<hash>/memory-session.jsonl`
- * (entries carry their sessionKey). A scope that cannot be read is "not loaded": left out of everything,
- * never taken for empty.
- */
-export function memoryPaths(workspaceFolder: string | null, globalStoragePath: string): Record<MemoryScope, string | null> {
-  return {
-    project: workspaceFolder ? join(workspaceFolder, '.knowledge', 'memory.jsonl') : null,
-    personal: join(globalStoragePath, 'memory', 'personal.jsonl'),
-    // Same per-workspace folder as the session metadata (sessionsPath), so sessions and their memory travel together.
-    session: join(dirname(sessionsPath(globalStoragePath, workspaceFolder)), 'memory-session.jsonl'),
-  };
-}
-
-/** One memory file as loaded: the personal one, the session one, or one folder's project file. */
-export interface ScopeState {
-  /** `personal`, `session`, or `project` + U+0001 + the folder's path: unique per file. */
-  key: string;
-  scope: MemoryScope;
-  /** Project memory: the folder it belongs to. */
-  folder?: ProjectFolder;
-  file: JsonlScopeFile | null;
-  loaded: boolean;
-  error?: string;
-  entries: readonly StoredEntry[];
-  byId: Map<string, StoredEntry>;
-}
-
-/** The search indexes' key of an entry of `store`. */
-export const searchKey = (store: ScopeState, id: string) => `${store.key}\u0000${id}`;
-
 const NO_FOLDER = 'No folder is open: project memory lives in the workspace (.knowledge/memory.jsonl).';
-
-export function zodToMemoryError<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
-  const parsed = schema.safeParse(value ?? {});
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new MemoryError('invalid', `Invalid ${issue?.path.join('.') || 'input'}: ${issue?.message ?? 'invalid'}.`);
-  }
-  return parsed.data;
-}
-
-export function newId(): string {
-  return `mem_${randomBytes(8).toString('hex')}`;
-}
-
-/** A live entry: not superseded, consolidated, archived, rejected, or a proposal waiting in the inbox (those count toward nothing). */
-export const isActive = (e: StoredEntry): boolean => !e.supersededBy && !e.consolidatedInto && e.status !== 'archived' && e.status !== 'superseded' && !isRejected(e) && !isPendingProposal(e);
-
-function addTitle(index: Map<string, Set<string>>, e: StoredEntry): void {
-  const key = e.title.toLowerCase();
-  let ids = index.get(key);
-  if (!ids) index.set(key, (ids = new Set()));
-  ids.add(e.id);
-}
-
-function removeTitle(index: Map<string, Set<string>>, e: StoredEntry): void {
-  const key = e.title.toLowerCase();
-  const ids = index.get(key);
-  if (!ids) return;
-  ids.delete(e.id);
-  if (ids.size === 0) index.delete(key);
-}
-
-function countActive(entries: readonly StoredEntry[]): number {
-  let n = 0;
-  for (const e of entries) if (isActive(e)) n += 1;
-  return n;
-}
-
-/** k-way merge of lists each already in store order. */
-function mergeSorted(lists: readonly (readonly StoredEntry[])[]): StoredEntry[] {
-  const out: StoredEntry[] = [];
-  const at = lists.map(() => 0);
-  for (;;) {
-    let best = -1;
-    for (let i = 0; i < lists.length; i++) {
-      const e = lists[i]![at[i]!];
-      if (e && (best < 0 || compareEntries(e, lists[best]![at[best]!]!) < 0)) best = i;
-    }
-    if (best < 0) return out;
-    out.push(lists[best]![at[best]!++]!);
-  }
-}
 
 export class MemoryState {
   config: MemoryConfig = MemoryConfigSchema.parse({ on: false });
@@ -164,22 +35,10 @@ export class MemoryState {
   private storeByEntry = new WeakMap<StoredEntry, ScopeState>();
   /** The store a mutation's plan runs against: a new entry made inside the plan belongs to it. */
   private mutating: ScopeState | null = null;
-  /** Trigrams of title, body and tags: recall candidates. */
-  private readonly searchIndex = new TokenIndex();
-  /** Words of title and body: near-duplicates (supersede). */
-  private readonly wordsIndexInner = new TokenIndex();
-  /** Whether the two token indexes hold every loaded entry: built on first use (recall, supersede), not on load. */
-  private searchBuilt = false;
-  /** Per store, lower-cased title → ids: built on first use (supersede), kept in step by our writes, dropped when a file changed. */
-  private readonly titleIndexes = new WeakMap<ScopeState, Map<string, Set<string>>>();
-  /** Verdicts persisted across restarts; loaded into `judged` before the first scan. */
-  readonly verdicts: VerdictStore<MemoryFinding> | null;
-  private verdictsLoaded: Promise<void> | null = null;
-  /** A verdict was computed since the last save. */
-  verdictsDirty = false;
-  private readonly grams = new Map<string, { trigrams: Uint32Array; words: Uint32Array }>();
-  readonly judged = new Map<string, MemoryFinding[]>();
-  judgedByEntry = new WeakMap<StoredEntry, MemoryFinding[]>();
+  /** The token, title and gram indexes over the loaded entries (see entryIndexes.ts). */
+  private readonly indexes = new EntryIndexes(() => this.stores());
+  /** Each revision's findings, persisted across restarts (see memoryVerdicts.ts). */
+  readonly verdicts: MemoryVerdicts;
   readonly audit: AuditLog;
   readonly now: () => Date;
   /** All loaded entries in store order; rebuilt when a scope changes. */
@@ -199,11 +58,11 @@ export class MemoryState {
     const folders = deps.projectFolders ?? (deps.workspaceFolder ? [{ name: basename(deps.workspaceFolder), path: deps.workspaceFolder, reviews: deps.reviews }] : []);
     this.projects = folders.map((f) => this.projectStoreFor(f));
     this.audit = new AuditLog(join(deps.globalStoragePath, 'memory', 'audit.jsonl'));
-    this.verdicts = deps.verdictsPath ? new VerdictStore<MemoryFinding>(deps.verdictsPath, (m) => deps.log?.(m)) : null;
+    this.verdicts = new MemoryVerdicts(deps.verdictsPath ? new VerdictStore<MemoryFinding>(deps.verdictsPath, (m) => deps.log?.(m)) : null);
   }
 
   private newStore(key: string, scope: MemoryScope, path: string, folder?: ProjectFolder): ScopeState {
-    return { key, scope, ...(folder ? { folder } : {}), file: this.scopeFile(scope, path), loaded: true, entries: [], byId: new Map() };
+    return { key, scope, ...(folder ? { folder } : {}), file: scopeFileFor(this.deps, scope, path), loaded: true, entries: [], byId: new Map() };
   }
 
   private projectStoreFor(folder: ProjectFolder): ScopeState {
@@ -314,8 +173,8 @@ export class MemoryState {
     });
     for (const gone of old.values()) {
       for (const e of gone.byId.values()) {
-        if (this.searchBuilt) this.unindex(gone, e);
-        this.grams.delete(e.revision);
+        this.indexes.remove(gone, e);
+        this.indexes.dropGrams(e.revision);
       }
     }
     this.projects = next;
@@ -327,30 +186,17 @@ export class MemoryState {
 
   /** Trigrams of title, body and tags: recall candidates (built on first use). */
   get search(): TokenIndex {
-    this.ensureSearch();
-    return this.searchIndex;
+    return this.indexes.search;
   }
 
   /** Words of title and body: near-duplicates (built on first use). */
   get wordsIndex(): TokenIndex {
-    this.ensureSearch();
-    return this.wordsIndexInner;
-  }
-
-  private ensureSearch(): void {
-    if (this.searchBuilt) return;
-    this.searchBuilt = true;
-    for (const s of this.stores()) for (const e of s.byId.values()) this.index(s, e);
+    return this.indexes.wordsIndex;
   }
 
   /** Loads the persisted verdicts once (before the first judgement), so a restart with nothing changed judges nothing. */
   loadVerdicts(): Promise<void> {
-    this.verdictsLoaded ??= (async () => {
-      if (!this.verdicts) return;
-      const stored = await this.verdicts.load();
-      for (const [revision, findings] of stored) if (!this.judged.has(revision)) this.judged.set(revision, findings);
-    })();
-    return this.verdictsLoaded;
+    return this.verdicts.load();
   }
 
   /** Writes each file's snapshot now, where its content changed since the last one (they are otherwise written a moment later). */
@@ -360,62 +206,20 @@ export class MemoryState {
 
   /** Saves the verdicts of the entries loaded now, when something new was judged. */
   async saveVerdicts(): Promise<void> {
-    if (!this.verdicts || !this.verdictsDirty) return;
-    this.verdictsDirty = false;
-    const out: [string, MemoryFinding[]][] = [];
-    for (const s of this.stores()) {
-      for (const e of s.byId.values()) {
-        const v = this.judged.get(e.revision);
-        if (v) out.push([e.revision, v]);
-      }
-    }
-    await this.verdicts.save(out);
-  }
-
-  private scopeFile(scope: MemoryScope, path: string): JsonlScopeFile {
-    const source = `memory:${scope}`;
-    return new JsonlScopeFile({
-      source,
-      path,
-      scope,
-      // The project file is shared through git: created like any workspace file. The others stay private.
-      newFileMode: scope === 'project' ? 0o666 : 0o600,
-      // `<folder>/.knowledge/memory.jsonl`: a committed link never makes us write outside the folder.
-      ...(scope === 'project' ? { confineTo: dirname(dirname(path)) } : {}),
-      onProblem: (p) => this.deps.onProblem?.(p),
-      onResolved: () => this.deps.onProblemsResolved?.({ source, path }),
-      ...(this.deps.snapshotDir ? { snapshotPath: snapshotPathFor(this.deps.snapshotDir, scope, path) } : {}),
-    });
+    await this.verdicts.save(this.stores());
   }
 
   // ---- status ------------------------------------------------------------------------------------------
 
   async status(): Promise<MemoryStatus> {
     if (this.config.on) await this.refresh();
-    return {
-      on: this.config.on,
-      readonly: this.config.readonly,
-      scopes: this.stores().map((s) => {
-        const scope = s.scope;
-        return {
-          scope,
-          ...(s.folder && this.multiFolder ? { folder: s.folder.name } : {}),
-          count: countActive(s.entries),
-          cap: this.config.caps[scope],
-          loaded: s.loaded,
-          ...(s.error ? { error: s.error } : {}),
-          ...(s.file ? { path: s.file.path } : {}),
-        };
-      }),
-    };
+    return memoryStatus(this.config, this.stores(), this.multiFolder);
   }
 
   /** A file changed on disk (a git pull, another window): read it again and judge every entry again. */
   async reload(scope?: MemoryScope): Promise<MemoryStatus> {
     await this.loadVerdicts(); // then dropped: a reload judges every entry again
-    this.judged.clear();
-    this.verdictsDirty = true;
-    this.judgedByEntry = new WeakMap();
+    this.verdicts.clear();
     for (const s of scope ? this.storesOf(scope) : this.stores()) await this.refreshScope(s, true);
     return this.status();
   }
@@ -467,25 +271,13 @@ export class MemoryState {
 
   /** The entries of `s` whose title is `title` (case aside), in store order: a map lookup, not a pass over the store. */
   sameTitle(s: ScopeState, title: string): StoredEntry[] {
-    let index = this.titleIndexes.get(s);
-    if (!index) {
-      index = new Map();
-      for (const e of s.byId.values()) addTitle(index, e);
-      this.titleIndexes.set(s, index);
-    }
-    const lower = title.toLowerCase();
-    const out: StoredEntry[] = [];
-    for (const id of index.get(lower) ?? []) {
-      const e = s.byId.get(id);
-      if (e && e.title.toLowerCase() === lower) out.push(e);
-    }
-    return out.sort(compareEntries);
+    return this.indexes.sameTitle(s, title);
   }
 
   /** Makes `entries` the scope's current content, updating the search index for what changed. */
   private apply(s: ScopeState, entries: readonly StoredEntry[]): void {
     if (s.entries === entries) return;
-    this.titleIndexes.delete(s);
+    this.indexes.dropTitles(s);
     const next = new Map<string, StoredEntry>();
     // One project file (or personal, session): `storeOf` finds the store without a WeakMap entry per loaded entry.
     const tag = s.scope === 'project' && this.projects.length > 1;
@@ -493,12 +285,12 @@ export class MemoryState {
       next.set(e.id, e);
       if (tag) this.storeByEntry.set(e, s);
       const old = s.byId.get(e.id);
-      if (this.searchBuilt && old !== e && (!old || old.revision !== e.revision)) this.index(s, e);
+      this.indexes.put(s, e, old);
     }
     for (const [id, old] of s.byId) {
       const now = next.get(id);
-      if (!now && this.searchBuilt) this.unindex(s, old);
-      if (!now || now.revision !== old.revision) this.grams.delete(old.revision);
+      if (!now) this.indexes.remove(s, old);
+      if (!now || now.revision !== old.revision) this.indexes.dropGrams(old.revision);
     }
     s.entries = entries;
     s.byId = next;
@@ -508,52 +300,32 @@ export class MemoryState {
   /** As `apply`, when exactly these entries changed since the last apply (our own write). */
   private applyDelta(s: ScopeState, entries: readonly StoredEntry[], upserts: readonly StoredEntry[], deletes: Iterable<string>): void {
     if (s.entries === entries) return;
-    const titles = this.titleIndexes.get(s);
     for (const id of deletes) {
       const old = s.byId.get(id);
       if (!old) continue;
-      if (titles) removeTitle(titles, old);
+      this.indexes.retitle(s, old, undefined);
       s.byId.delete(id);
-      if (this.searchBuilt) this.unindex(s, old);
+      this.indexes.remove(s, old);
     }
     for (const u of upserts) {
       const old = s.byId.get(u.id);
-      if (titles) {
-        if (old) removeTitle(titles, old);
-        addTitle(titles, u);
-      }
+      this.indexes.retitle(s, old, u);
       s.byId.set(u.id, u);
       this.storeByEntry.set(u, s);
-      if (this.searchBuilt && (!old || old.revision !== u.revision)) this.index(s, u);
+      this.indexes.put(s, u, old);
     }
     s.entries = entries;
     this.ordered = null;
   }
 
   gramsOf(e: StoredEntry): { trigrams: Uint32Array; words: Uint32Array } {
-    let g = this.grams.get(e.revision);
-    if (!g) {
-      g = { trigrams: trigrams(`${e.title} ${e.body} ${e.tags.join(' ')}`), words: wordSet(`${e.title} ${e.body}`) };
-      this.grams.set(e.revision, g);
-    }
-    return g;
-  }
-
-  private index(s: ScopeState, e: StoredEntry): void {
-    const g = this.gramsOf(e);
-    this.searchIndex.set(searchKey(s, e.id), g.trigrams);
-    this.wordsIndexInner.set(searchKey(s, e.id), g.words);
-  }
-
-  private unindex(s: ScopeState, e: StoredEntry): void {
-    this.searchIndex.remove(searchKey(s, e.id));
-    this.wordsIndexInner.remove(searchKey(s, e.id));
+    return this.indexes.gramsOf(e);
   }
 
   allOrdered(): StoredEntry[] {
     if (!this.ordered) {
       const lists = this.stores().filter((s) => s.loaded && s.entries.length > 0).map((s) => s.entries);
-      this.ordered = lists.length === 1 ? [...lists[0]!] : mergeSorted(lists);
+      this.ordered = lists.length === 1 ? [...lists[0]!] : mergeStoreOrder(lists);
     }
     return this.ordered;
   }

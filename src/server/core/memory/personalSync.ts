@@ -12,10 +12,11 @@
  *   keeps the id; the other is stored as `<id>~<first 8 of its revision>`; each names the other in `conflictWith`.
  *   Every machine computes the same two entries; the person keeps one and forgets the other.
  */
-import type { PersonalSyncParams, PersonalSyncResult, SyncedEntry } from '../../../shared/memorySchemas';
-import { PERSONAL_SYNC_HISTORY, PersonalSyncParamsSchema } from '../../../shared/memorySchemas';
+import type { PersonalSyncParams, PersonalSyncResult, SyncedEntry } from '../../../shared/personalSyncSchemas';
+import { PersonalSyncParamsSchema } from '../../../shared/personalSyncSchemas';
 import { computeRevision, normalizeTags, type StoredEntry } from './memoryEntry';
-import { isActive, zodToMemoryError, type MemoryState } from './memoryState';
+import type { MemoryState } from './memoryState';
+import { isActive, zodToMemoryError } from './memoryScopes';
 import { findSecret } from './secrets';
 import { judge } from './visibility';
 
@@ -40,6 +41,9 @@ function toSynced(e: StoredEntry): Omit<SyncedEntry, 'history'> {
     ...(typeof e.conflictWith === 'string' ? { conflictWith: e.conflictWith } : {}),
   };
 }
+
+/** Revisions of one entry remembered per machine and sent with it. */
+export const PERSONAL_SYNC_HISTORY = 20;
 
 /** `list` with `rev` appended (once, as the newest), keeping the last PERSONAL_SYNC_HISTORY. */
 function withRevision(list: readonly string[] | undefined, rev: string): string[] {

@@ -14,11 +14,19 @@
  * Nothing here reaches a model: a pending proposal is trusted for no session until a person approves it
  * (visibility.ts). The transcript never arrives here — only the proposals.
  */
-import { DistillSubmitParamsSchema, type DistillSkip, type DistillSubmitParams, type DistillSubmitResult, type DistilledProposal, type ProposalKind } from '../../../shared/memorySchemas';
+import type { ProposalKind } from '../../../shared/memorySchemas';
+import {
+  DistillSubmitParamsSchema,
+  type DistillSkip,
+  type DistillSubmitParams,
+  type DistillSubmitResult,
+  type DistilledProposal,
+} from '../../../shared/inboxSchemas';
 import { MemoryError } from './errors';
 import { itemView } from './inbox';
 import { computeRevision, isPendingProposal, isRejected, normalizeTags, type StoredEntry } from './memoryEntry';
-import { isActive, newId, searchKey, zodToMemoryError, type MemoryState, type ScopeState } from './memoryState';
+import type { MemoryState } from './memoryState';
+import { isActive, newId, searchKey, zodToMemoryError, type ScopeState } from './memoryScopes';
 import { refuseSecrets } from './secrets';
 import { jaccard, wordSet, words } from './similarity';
 

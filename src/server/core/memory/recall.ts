@@ -15,7 +15,8 @@ import {
 import type { MemoryIndexEntry } from '../delivery/knowledgeBlock';
 import { buildLayeredIndex } from './layeredIndex';
 import type { StoredEntry } from './memoryEntry';
-import { searchKey, zodToMemoryError, type MemoryState } from './memoryState';
+import type { MemoryState } from './memoryState';
+import { searchKey, zodToMemoryError } from './memoryScopes';
 import { trigrams } from './similarity';
 import { isAged, judge, modelView, toView } from './visibility';
 
@@ -163,7 +164,7 @@ export async function indexFor(st: MemoryState, sessionKey: string | undefined):
   await st.refresh();
   const now = st.now().getTime();
   const stores = st.stores();
-  const inputs = [...stores.flatMap((s) => [s, s.entries, s.loaded, s.folder?.name, s.folder?.reviews?.revision]), st.config, st.deps.reviews?.revision, st.userTrust?.revision, st.judgedByEntry, Math.floor(now / AGING_STEP_MS)];
+  const inputs = [...stores.flatMap((s) => [s, s.entries, s.loaded, s.folder?.name, s.folder?.reviews?.revision]), st.config, st.deps.reviews?.revision, st.userTrust?.revision, st.verdicts.judgedByEntry, Math.floor(now / AGING_STEP_MS)];
   let memos = indexMemos.get(st);
   if (!memos) indexMemos.set(st, (memos = new Map()));
   const memoKey = sessionKey ?? '\u0000none';

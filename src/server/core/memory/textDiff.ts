@@ -3,7 +3,7 @@
  * would supersede. Pure, no I/O. Tokens are runs of non-space and runs of space, so joining the chunks of one
  * side gives that side back exactly.
  */
-import type { DiffChunk, FieldDiff } from '../../../shared/memorySchemas';
+import type { DiffChunk, FieldDiff } from '../../../shared/inboxSchemas';
 
 /** Above this many cells (tokens × tokens after the common ends are trimmed) no chunks are computed. */
 const MAX_CELLS = 250_000;

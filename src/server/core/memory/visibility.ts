@@ -20,7 +20,7 @@ interface Judgement {
  */
 export function findingsOf(st: MemoryState, e: StoredEntry): MemoryFinding[] {
   // By revision only: a WeakMap entry per loaded entry (10k of them at a restart) costs more to fill and to collect than it saves.
-  let out = st.judged.get(e.revision);
+  let out = st.verdicts.judged.get(e.revision);
   if (out) return out;
   const tags = e.tags.join(', ');
   const bodyStart = e.title.length + 2;
@@ -32,9 +32,7 @@ export function findingsOf(st: MemoryState, e: StoredEntry): MemoryFinding[] {
     const end = Math.max(start, Math.min(length, f.end - base));
     return { ruleId: f.ruleId, category: f.category, message: f.message, field, start, end };
   });
-  st.judged.set(e.revision, out);
-  st.judgedByEntry.set(e, out);
-  st.verdictsDirty = true;
+  st.verdicts.record(e, out);
   return out;
 }
 

@@ -22,7 +22,7 @@ import {
   UpdateSessionPinsRequest,
 } from '../../../shared/protocol';
 import { MemoryChangedNotification } from '../../../shared/memoryProtocol';
-import type { PendingBlock, SessionInfo } from '../../../shared/schemas';
+import type { PendingBlock, SessionInfo } from '../../../shared/sessionSchemas';
 import type { CompiledBlock } from '../../core/delivery/knowledgeBlock';
 import type { SessionMeta } from '../../core/store/storeSchemas';
 import { route } from '../routing';

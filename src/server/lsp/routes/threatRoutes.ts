@@ -11,9 +11,17 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { AcceptRepositoryReviewRequest, AcceptRepositoryReviewsRequest, ItemsChangedNotification, JudgeFileRequest, JudgeTextsRequest, MarkReviewedRequest, RepositoryReviewsRequest } from '../../../shared/protocol';
+import {
+  AcceptRepositoryReviewRequest,
+  AcceptRepositoryReviewsRequest,
+  ItemsChangedNotification,
+  JudgeFileRequest,
+  JudgeTextsRequest,
+  MarkReviewedRequest,
+  RepositoryReviewsRequest,
+} from '../../../shared/protocol';
 import { defineRequest } from '../../../shared/rpc';
-import { MarkReviewedParamsSchema, type ReviewRecord } from '../../../shared/schemas';
+import { MarkReviewedParamsSchema, type ReviewRecord } from '../../../shared/reviewSchemas';
 import { sha256Hex } from '../../core/sha256Hex';
 import { MAX_KNOWLEDGE_BYTES, capKnowledgeText } from '../../core/notes/knowledgeFile';
 import { toReviewRecord, type Review } from '../../core/review/reviewStore';
