@@ -52,11 +52,11 @@ interface Scanner {
 const ATR_TIMING_CAP = 100;
 const MIN_TIMED_MS = 200;
 
-/** The sets `npm run bench` scores: the two blind sets in the repo and the shared dev set. */
+/** The sets `npm run bench` scores: the held-out blind set (ours' generalisation figure), and two sets ours trained on. */
 export function defaultPeerSets(): PeerSet[] {
   const root = resolve(__dirname, '..');
   return [
-    { name: 'threat-blind/set1.jsonl — ours trained on it (in-sample)', path: resolve(root, 'test/fixtures/threat-blind/set1.jsonl') },
+    { name: 'threat-training/former-blind-set1.jsonl — ours trained on it (in-sample)', path: resolve(root, 'test/fixtures/threat-training/former-blind-set1.jsonl') },
     { name: 'threat-blind/set2.jsonl — held out (never trained or tuned on)', path: resolve(root, 'test/fixtures/threat-blind/set2.jsonl') },
     { name: 'dev.jsonl — ours trained on it (in-sample)', path: resolve(root, 'scripts/threat-train/data/dev.jsonl') },
   ];
@@ -120,6 +120,7 @@ const rate = (x: number): string => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
 export async function runThreatPeersBench(sets: PeerSet[], ours: Flagger = oursFlag): Promise<void> {
   console.log('\n## Threat scanners: ours vs peers\n');
   console.log('headline recall = threat lines except `paraphrase_stretch` and policy lines; FPR over benign lines.');
+  console.log("Ours' generalisation figure is the held-out set (threat-blind/set2); on the sets it trained on, ours' figures are in-sample.");
   console.log('ATR = agent-threat-rules, each text as a `tool_response` event, flagged on any match at any severity; vard = `vard.strict()`, flagged when it would block.');
   const present = sets.filter((s) => existsSync(s.path));
   for (const s of sets) if (!present.includes(s)) console.log(`\n(skipped ${s.name}: not found at ${s.path})`);

@@ -4,11 +4,14 @@
  * src/server/core/threat/model/weights.ts (the model's figures, its version and the data file's length and sha256).
  *
  *   npm run train:threat            (node --import tsx scripts/threat-train/train.ts)
- *   SK_TRAIN_OUT=FILE npm run train:threat    write weights.ts as FILE and threat-model.bin beside it (the unit test compares them)
+ *   npm run train:threat -- --out FILE       write weights.ts as FILE and threat-model.bin beside it (the unit test compares them)
+ *   npm run train:threat -- --dump-cv FILE   also write each line's held-out cross-validation score to FILE (JSONL)
  *
- * Reproducible: the inputs are files in this repository (and the ATR test cases from the pinned dev
- * dependency `agent-threat-rules`, MIT), read in a fixed order; shuffling uses a seeded generator; the same
- * inputs give byte-identical weights.
+ * Reproducible: every input is checked in. `train.config.json` beside this script holds the seed, the
+ * hyperparameters and the data: the corpus folders and labelled files (read in a fixed order) and the ATR test
+ * cases of the dev dependency `agent-threat-rules` (MIT) at the exact version package.json pins (the script
+ * stops if node_modules holds another). Shuffling uses the seeded generator; the same inputs give byte-identical
+ * weights. There are no environment overrides: to try other settings, edit the config.
  *
  * Model: logistic regression over hashed features (src/server/core/threat/model/features.ts), Adagrad, L2. After
  * warm-up epochs on whole lines, each attack line is represented by its best-scoring one- or two-sentence
@@ -21,6 +24,8 @@ import { readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { deflateRawSync } from 'node:zlib';
 import { createHash } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
 import { featureBuffer, features, lastSegments } from '../../src/server/core/threat/model/features';
 import { lowerSameLength, maxWindowScore, scoreWindows, type LinearModel } from '../../src/server/core/threat/model/windows';
 import { findIntents } from '../../src/server/core/threat/intent/intent';
@@ -40,18 +45,38 @@ const INTENTS = ['override', 'role', 'disclose', 'exfiltration', 'execute', 'con
 type Intent = (typeof INTENTS)[number];
 /** The weights' data file, beside weights.ts (and beside the bundles in dist/). */
 const DATA_FILE = 'threat-model.bin';
-const TARGET_FPR = Number(process.env.SK_TRAIN_TARGET_FPR ?? 0.008);
-const EPOCHS = Number(process.env.SK_TRAIN_EPOCHS ?? 20);
-const WARMUP = Number(process.env.SK_TRAIN_WARMUP ?? 4);
-const LR = Number(process.env.SK_TRAIN_LR ?? 0.1);
-const L2 = Number(process.env.SK_TRAIN_L2 ?? 2e-6);
-const SEED = 20261201;
-const ATR_WEIGHT = Number(process.env.SK_TRAIN_ATR_WEIGHT ?? 0.3);
-const ATR_MODE = process.env.SK_TRAIN_ATR ?? 'prompt-injection';
-/** The highest gate a pattern rule gets (see chooseGates). */
-const RULE_GATE_CAP = Number(process.env.SK_TRAIN_RULE_GATE_CAP ?? 0.5);
-/** The lowest gate an intent lexicon gets: below it the lexicons would run on too many ordinary notes. */
-const INTENT_GATE_FLOOR = Number(process.env.SK_TRAIN_INTENT_GATE_FLOOR ?? 0.5);
+/** The checked-in training configuration (train.config.json): every key required, none other allowed. */
+const TrainConfigSchema = z.strictObject({
+  seed: z.number().int(),
+  /** The share of held-out benign lines the flag threshold may put above it. */
+  targetFpr: z.number().min(0).max(1),
+  epochs: z.number().int().positive(),
+  warmup: z.number().int().min(0),
+  learningRate: z.number().positive(),
+  l2: z.number().min(0),
+  /** The highest gate a pattern rule gets (see chooseGates). */
+  ruleGateCap: z.number(),
+  /** The lowest gate an intent lexicon gets: below it the lexicons would run on too many ordinary notes. */
+  intentGateFloor: z.number(),
+  /** Training corpora written for the learned stage ({text,label,intent,lang} lines), relative to the repository. */
+  corpusDirs: z.array(z.string()),
+  /** Labelled eval-format files ({text,label,bucket}) that train the model (never a set still blind). */
+  evalFormatSources: z.array(z.string()),
+  /** ATR's rule test cases: the package and its exact version, which of them (`prompt-injection` attacks, `all`, `none`), their sample weight. */
+  atr: z.strictObject({ package: z.literal('agent-threat-rules'), version: z.string(), cases: z.enum(['prompt-injection', 'all', 'none']), weight: z.number().positive() }),
+});
+const CONFIG = TrainConfigSchema.parse(JSON.parse(readFileSync(join(__dirname, 'train.config.json'), 'utf8')));
+const { values: ARGS } = parseArgs({ options: { out: { type: 'string' }, 'dump-cv': { type: 'string' } } });
+const TARGET_FPR = CONFIG.targetFpr;
+const EPOCHS = CONFIG.epochs;
+const WARMUP = CONFIG.warmup;
+const LR = CONFIG.learningRate;
+const L2 = CONFIG.l2;
+const SEED = CONFIG.seed;
+const ATR_WEIGHT = CONFIG.atr.weight;
+const ATR_MODE = CONFIG.atr.cases;
+const RULE_GATE_CAP = CONFIG.ruleGateCap;
+const INTENT_GATE_FLOOR = CONFIG.intentGateFloor;
 
 
 interface Example {
@@ -79,10 +104,18 @@ function readJsonl(path: string): Record<string, unknown>[] {
   return readFileSync(path, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
-/** Training corpora written for the learned stage ({text,label,intent,lang} lines). */
-const CORPUS_DIRS = ['scripts/threat-train/corpus', 'scripts/threat-train/corpus2', 'scripts/threat-train/corpus3'];
-/** Labelled eval-format files ({text,label,bucket}) that may train the model (never a set still blind). */
-const EVAL_FORMAT_SOURCES = ['scripts/threat-train/data/dev.jsonl', 'scripts/threat-train/data/own-text.jsonl', 'test/fixtures/threat-extra.jsonl', 'test/fixtures/threat-blind/set1.jsonl'];
+const CORPUS_DIRS = CONFIG.corpusDirs;
+const EVAL_FORMAT_SOURCES = CONFIG.evalFormatSources;
+
+/** package.json and the installed ATR must be the exact version the config names: other test cases would train another model. */
+function checkAtrVersion(): void {
+  if (ATR_MODE === 'none') return;
+  const json = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as { version?: unknown; devDependencies?: Record<string, string> };
+  const pinned = json(join(ROOT, 'package.json')).devDependencies?.[CONFIG.atr.package];
+  if (pinned !== CONFIG.atr.version) throw new Error(`package.json asks for ${CONFIG.atr.package} ${String(pinned)}, train.config.json pins ${CONFIG.atr.version}: make them the same exact version`);
+  const installed = json(join(ROOT, 'node_modules', CONFIG.atr.package, 'package.json')).version;
+  if (installed !== CONFIG.atr.version) throw new Error(`node_modules holds ${CONFIG.atr.package} ${String(installed)}, train.config.json pins ${CONFIG.atr.version}: install the pinned version (npm ci) or change the pin and retrain`);
+}
 
 async function loadExamples(): Promise<Example[]> {
   const out: Example[] = [];
@@ -110,8 +143,8 @@ async function loadExamples(): Promise<Example[]> {
     // ATR's cases are jailbreak prompts and tool-call JSON more than stored notes: all of them trained on cost
     // recall on notes at the same false-positive rate (5-fold CV on set1: 0.56 with them, 0.69 without). Its
     // prompt-injection attacks alone, at weight 0.3, teach the classic phrasings the corpora avoid on purpose
-    // (set1 CV 0.77; "Ignore all previous instructions" scores 1.3 instead of 0.3). SK_TRAIN_ATR=all|none.
-    if (ATR_MODE === 'none') throw new Error('not used (SK_TRAIN_ATR=none)');
+    // (set1 CV 0.77; "Ignore all previous instructions" scores 1.3 instead of 0.3). train.config.json atr.cases: all|none.
+    if (ATR_MODE === 'none') throw new Error('not used (train.config.json atr.cases: none)');
     const { loadAtrCases, atrHeldOut } = await import('../../bench/atrCases');
     for (const c of loadAtrCases()) {
       if (atrHeldOut(c.ruleId)) continue; // the out-of-sample share in npm run bench
@@ -437,6 +470,7 @@ const bytesOf = (q: Int8Array): Buffer => Buffer.from(q.buffer, q.byteOffset, q.
 const pack = (q: Int8Array): string => deflateRawSync(bytesOf(q), { level: 9 }).toString('base64');
 
 async function main(): Promise<void> {
+  checkAtrVersion();
   const examples = await loadExamples();
   const sources = new Map<string, { threat: number; benign: number }>();
   for (const e of examples) {
@@ -450,8 +484,8 @@ async function main(): Promise<void> {
   const held = crossValidate(data, 5);
   const gates = chooseGates(held);
   const t = gates.flag;
-  if (process.env.SK_TRAIN_DUMP_CV) {
-    writeFileSync(process.env.SK_TRAIN_DUMP_CV, held.map((h) => JSON.stringify({ source: h.p.ex.source, threat: h.p.ex.threat, text: h.p.ex.text, score: h.score })).join('\n') + '\n');
+  if (ARGS['dump-cv']) {
+    writeFileSync(ARGS['dump-cv'], held.map((h) => JSON.stringify({ source: h.p.ex.source, threat: h.p.ex.threat, text: h.p.ex.text, score: h.score })).join('\n') + '\n');
   }
   const gateList = Object.entries(gates.gates).sort((a, b) => a[1] - b[1]);
   console.log(`5-fold cross-validation: flag ≥ ${t.toFixed(3)} (pooled held-out benign FPR target ${TARGET_FPR}); gates: ${gateList.map(([id, v]) => `${id} ${v === -Infinity ? '-∞' : v === Infinity ? '∞' : v.toFixed(2)}`).join(', ')}\n`);
@@ -494,7 +528,7 @@ export const MODEL = {
   data: { file: '${DATA_FILE}', bytes: ${modelData.length}, sha256: '${sha256}' },
 } as const;
 `;
-  const out = process.env.SK_TRAIN_OUT ?? join(ROOT, 'src/server/core/threat/model/weights.ts');
+  const out = ARGS.out ? resolve(ARGS.out) : join(ROOT, 'src/server/core/threat/model/weights.ts');
   const dataOut = join(dirname(out), DATA_FILE);
   writeFileSync(dataOut, modelData);
   writeFileSync(out, body);

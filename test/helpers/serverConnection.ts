@@ -4,15 +4,17 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { IPCMessageReader, IPCMessageWriter, createMessageConnection, type MessageConnection } from 'vscode-languageserver-protocol/node';
-import { InitializeRequest, InitializedNotification, ShutdownRequest, ExitNotification, type InitializeParams } from 'vscode-languageserver-protocol';
-import type { InitializationOptions, StoreProblem } from '../../src/shared/schemas';
-import { ProblemNotification } from '../../src/shared/protocol';
+import { IPCMessageReader, IPCMessageWriter, createMessageConnection } from 'vscode-languageserver-protocol/node';
+import type { InitializeParams } from 'vscode-languageserver-protocol';
+import type { InitializationOptions } from '../../src/shared/schemas';
+import { initializeClient, shutdownClient, type ConnectedServer } from './serverClient';
 
-export interface RunningServer {
-  connection: MessageConnection;
+/**
+ * For what needs a process boundary (the bundle, IPC, the pid, kill -9, a per-server environment); a test that
+ * needs none of it runs the server in its own process instead (`startInMemoryServer`, inMemoryServer.ts).
+ */
+export interface RunningServer extends ConnectedServer {
   child: ChildProcess;
-  problems: StoreProblem[];
   /** The last 16 KiB the server wrote to stderr. */
   stderr(): string;
   stop(): Promise<void>;
@@ -32,34 +34,14 @@ export async function startRealServer(options: InitializationOptions, env: Recor
   let stderrTail = '';
   child.stderr?.on('data', (d: Buffer) => (stderrTail = (stderrTail + d.toString('utf8')).slice(-16_384)));
   const connection = createMessageConnection(new IPCMessageReader(child), new IPCMessageWriter(child));
-  const problems: StoreProblem[] = [];
-  connection.onNotification(ProblemNotification.type, (p) => {
-    problems.push(p);
-  });
-  connection.onNotification('window/logMessage', () => undefined);
-  connection.listen();
-  await connection.sendRequest(InitializeRequest.type, {
-    processId: process.pid,
-    rootUri: null,
-    capabilities: {},
-    initializationOptions: options,
-    workspaceFolders: null,
-    ...init,
-  });
-  await connection.sendNotification(InitializedNotification.type, {});
+  const problems = await initializeClient(connection, options, init);
   return {
     connection,
     child,
     problems,
     stderr: () => stderrTail,
     async stop() {
-      try {
-        await connection.sendRequest(ShutdownRequest.type);
-        await connection.sendNotification(ExitNotification.type);
-      } catch {
-        /* already gone */
-      }
-      connection.dispose();
+      await shutdownClient(connection);
       if (child.exitCode === null) {
         await new Promise((r) => {
           const timer = setTimeout(() => {

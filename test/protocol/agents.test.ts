@@ -18,7 +18,7 @@ import {
   StoreChangedNotification,
   UpdateAgentPinsRequest,
 } from '../../src/shared/protocol';
-import { startRealServer, waitFor } from '../helpers/serverConnection';
+import { startInMemoryServer, waitFor } from '../helpers/inMemoryServer';
 import { tempWorkspace } from '../helpers/tempWorkspace';
 
 const NOTE = '.knowledge/notes/setup.md';
@@ -40,7 +40,7 @@ function setup() {
 const onDisk = (path: string): string[] => (JSON.parse(readFileSync(path, 'utf8')) as { pins: string[] }).pins;
 
 async function start(d: { workspace: string; storage: string }) {
-  const server = await startRealServer({ workspaceFolder: d.workspace, globalStoragePath: d.storage, memoryEnabled: false });
+  const server = await startInMemoryServer({ workspaceFolder: d.workspace, globalStoragePath: d.storage, memoryEnabled: false });
   let storeChanged = 0;
   server.connection.onNotification(StoreChangedNotification.type, () => void (storeChanged += 1));
   return { server, c: server.connection, storeChanged: () => storeChanged };

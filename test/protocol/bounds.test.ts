@@ -1,6 +1,6 @@
 /**
- * Bounds on everything that reads a knowledge file, through the real processes: the language server over IPC
- * (diagnostics, judgement, reviews, the block), `session-knowledge mcp` with the SDK's client (resource reads,
+ * Bounds on everything that reads a knowledge file, through the real parts: the language server over a real
+ * connection (in-memory streams: diagnostics, judgement, reviews, the block), `session-knowledge mcp` with the SDK's client (resource reads,
  * subscriptions, names withheld from the list) and `session-knowledge hook claude-code` as Claude Code runs it
  * (one delivery across concurrent hooks, the stdin timeout, a byte order mark).
  */
@@ -15,7 +15,7 @@ import { DiagnosticSeverity, DidOpenTextDocumentNotification, PublishDiagnostics
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CompilePinsRequest, JudgeFileRequest, MarkReviewedRequest } from '../../src/shared/protocol';
-import { startRealServer, waitFor } from '../helpers/serverConnection';
+import { startInMemoryServer, waitFor } from '../helpers/inMemoryServer';
 import { tempWorkspace } from '../helpers/tempWorkspace';
 
 const CLI = resolve(__dirname, '../../dist/cli.js');
@@ -31,7 +31,7 @@ test('a reviewed note over the cap is judged the same by judgeFile, the editor a
   const text = `# Big\n\n${ATTACK}\n\n${filler(CAP + 100_000)}`;
   const d = tempWorkspace('sk-bounds-', { [id]: text });
   const diagnostics = new Map<string, PublishDiagnosticsParams>();
-  const server = await startRealServer({ workspaceFolder: d.workspace, globalStoragePath: d.storage, memoryEnabled: false });
+  const server = await startInMemoryServer({ workspaceFolder: d.workspace, globalStoragePath: d.storage, memoryEnabled: false });
   t.after(() => server.stop());
   const c = server.connection;
   c.onNotification(PublishDiagnosticsNotification.type, (p) => void diagnostics.set(p.uri, p));
@@ -61,7 +61,7 @@ test('diagnostics are capped per file: at most 100, then one saying how many mor
   const id = '.knowledge/notes/many.md';
   const d = tempWorkspace('sk-bounds-', { [id]: '# Many\n' });
   const diagnostics = new Map<string, PublishDiagnosticsParams>();
-  const server = await startRealServer({ workspaceFolder: d.workspace, globalStoragePath: d.storage, memoryEnabled: false });
+  const server = await startInMemoryServer({ workspaceFolder: d.workspace, globalStoragePath: d.storage, memoryEnabled: false });
   t.after(() => server.stop());
   const c = server.connection;
   c.onNotification(PublishDiagnosticsNotification.type, (p) => void diagnostics.set(p.uri, p));

@@ -18,6 +18,8 @@ import {
   UpdateSessionPinsRequest,
   GetDraftPinsRequest,
 } from '../../src/shared/protocol';
+import { startInMemoryServer } from '../helpers/inMemoryServer';
+// A restart is a new process: that test runs the bundle over IPC, the others the server in this process.
 import { startRealServer } from '../helpers/serverConnection';
 import { MemoryConfigureRequest, MemoryRememberRequest } from '../../src/shared/memoryProtocol';
 
@@ -34,7 +36,7 @@ const opts = (d: { workspace: string; storage: string }) => ({ workspaceFolder: 
 
 test('the first message carries the block, the second does not; edits, renames and unpins re-send; unchanged saves do not', async (t) => {
   const d = dirs();
-  const server = await startRealServer(opts(d));
+  const server = await startInMemoryServer(opts(d));
   t.after(() => server.stop());
   const c = server.connection;
 
@@ -90,7 +92,7 @@ test('the first message carries the block, the second does not; edits, renames a
 
 test('compaction answers the whole block again; delivery is recorded only by markDelivered', async (t) => {
   const d = dirs();
-  const server = await startRealServer(opts(d));
+  const server = await startInMemoryServer(opts(d));
   t.after(() => server.stop());
   const c = server.connection;
   const { key } = await c.sendRequest(CreateSessionRequest.type, { pins: ['.knowledge/notes/setup.md'] });
@@ -110,7 +112,7 @@ test('compaction answers the whole block again; delivery is recorded only by mar
 
 test('a deleted plan is marked unavailable and the rest is delivered; secret and outside pins are refused', async (t) => {
   const d = dirs();
-  const server = await startRealServer(opts(d));
+  const server = await startInMemoryServer(opts(d));
   t.after(() => server.stop());
   const c = server.connection;
   const { key } = await c.sendRequest(CreateSessionRequest.type, { pins: ['.knowledge/notes/setup.md', '.knowledge/plans/release.md', 'README.md'] });
@@ -136,7 +138,7 @@ test('a deleted plan is marked unavailable and the rest is delivered; secret and
 test('stored text cannot close the envelope, and the budget cuts loudly', async (t) => {
   const d = dirs();
   writeFileSync(join(d.workspace, '.knowledge/notes/big.md'), `# Big\n\n${'A line of project knowledge that is long enough. '.repeat(400)}\n`);
-  const server = await startRealServer(opts(d));
+  const server = await startInMemoryServer(opts(d));
   t.after(() => server.stop());
   const c = server.connection;
   const block = await c.sendRequest(CompilePinsRequest.type, { pins: ['.knowledge/notes/setup.md', '.knowledge/notes/big.md', '.knowledge/plans/release.md'], budgetTokens: 1000 });
@@ -172,7 +174,7 @@ test('a memory scope that will not load is left out of the block; the pins and t
   const d = dirs();
   // The personal scope's file is a folder: unreadable. The project scope is fine.
   mkdirSync(join(d.storage, 'memory', 'personal.jsonl'), { recursive: true });
-  const server = await startRealServer({ workspaceFolder: d.workspace, globalStoragePath: d.storage, memoryEnabled: true });
+  const server = await startInMemoryServer({ workspaceFolder: d.workspace, globalStoragePath: d.storage, memoryEnabled: true });
   t.after(() => server.stop());
   const c = server.connection;
   const status = await c.sendRequest(MemoryConfigureRequest.type, { on: true, readonly: false, caps: { session: 200, project: 1000, personal: 1000 }, maxAgeDays: 0, supersedeThreshold: 0.85, indexBudgetTokens: 2000 });

@@ -23,7 +23,7 @@ import {
   MemoryRememberRequest,
   MemoryStatusRequest,
 } from '../../src/shared/memoryProtocol';
-import { startRealServer } from '../helpers/serverConnection';
+import { startInMemoryServer } from '../helpers/inMemoryServer';
 import { CreateSessionRequest, DeleteSessionRequest, GetSessionRequest } from '../../src/shared/protocol';
 
 const MEMORY_ERROR_CODE = -32002;
@@ -44,7 +44,7 @@ async function rejects(p: Promise<unknown>, check: (err: ResponseError<unknown>)
 
 test('flag unset: memory requests do not exist (MethodNotFound)', async (t) => {
   const d = dirs();
-  const server = await startRealServer({ workspaceFolder: d.workspace, globalStoragePath: d.storage, memoryEnabled: false });
+  const server = await startInMemoryServer({ workspaceFolder: d.workspace, globalStoragePath: d.storage, memoryEnabled: false });
   t.after(() => server.stop());
   await rejects(server.connection.sendRequest(MemoryStatusRequest.type), (e) => assert.equal(e.code, ErrorCodes.MethodNotFound));
   await rejects(server.connection.sendRequest(MemoryRememberRequest.type, { scope: 'project', type: 'fact', title: 'x' }), (e) => assert.equal(e.code, ErrorCodes.MethodNotFound));
@@ -52,7 +52,7 @@ test('flag unset: memory requests do not exist (MethodNotFound)', async (t) => {
 
 test('flag set: off by default (mutations answer memory-off), then on: trust and cross-session rules hold over the wire', async (t) => {
   const d = dirs();
-  const server = await startRealServer({ workspaceFolder: d.workspace, globalStoragePath: d.storage, memoryEnabled: true });
+  const server = await startInMemoryServer({ workspaceFolder: d.workspace, globalStoragePath: d.storage, memoryEnabled: true });
   t.after(() => server.stop());
   const c = server.connection;
 
@@ -111,7 +111,7 @@ test('flag set: off by default (mutations answer memory-off), then on: trust and
 
 test('deleting a session deletes its session-scope memory with it; other sessions keep theirs', async (t) => {
   const d = dirs();
-  const server = await startRealServer({ workspaceFolder: d.workspace, globalStoragePath: d.storage, memoryEnabled: true });
+  const server = await startInMemoryServer({ workspaceFolder: d.workspace, globalStoragePath: d.storage, memoryEnabled: true });
   t.after(() => server.stop());
   const c = server.connection;
   await c.sendRequest(MemoryConfigureRequest.type, { on: true, readonly: false, caps: { session: 200, project: 1000, personal: 1000 }, maxAgeDays: 0, supersedeThreshold: 0.85, indexBudgetTokens: 2000 });
@@ -134,7 +134,7 @@ test('memory off: a committed flagged entry is listed and can be forgotten; clea
   const line = (id: string, title: string, body: string) =>
     JSON.stringify({ id, scope: 'project', type: 'fact', title, body, tags: [], importance: 'medium', confidence: 1, provenance: { sourceKind: 'human', identity: 'git', at }, trust: { state: 'approved' }, createdAt: at, updatedAt: at, wrongFlags: [] });
   writeFileSync(join(d.workspace, '.knowledge/memory.jsonl'), `${line('m-bad', 'Deploy shortcut', ATTACK)}\n${line('m-ok', 'We use pnpm', 'pnpm workspaces')}\n`);
-  const server = await startRealServer({ workspaceFolder: d.workspace, globalStoragePath: d.storage, memoryEnabled: true });
+  const server = await startInMemoryServer({ workspaceFolder: d.workspace, globalStoragePath: d.storage, memoryEnabled: true });
   t.after(() => server.stop());
   const c = server.connection;
   assert.equal((await c.sendRequest(MemoryStatusRequest.type)).on, false);

@@ -21,7 +21,7 @@ import {
   MemoryReadRequest,
   MemoryRememberRequest,
 } from '../../src/shared/memoryProtocol';
-import { startRealServer } from '../helpers/serverConnection';
+import { startInMemoryServer } from '../helpers/inMemoryServer';
 import { tempWorkspace } from '../helpers/tempWorkspace';
 
 const MEMORY_ERROR_CODE = -32002;
@@ -41,7 +41,7 @@ async function rejects(p: Promise<unknown>, check: (err: ResponseError<unknown>)
 
 test('flag unset: the distillation and inbox requests do not exist', async (t) => {
   const d = tempWorkspace('sk-inboxproto-');
-  const server = await startRealServer({ workspaceFolder: d.workspace, globalStoragePath: d.storage, memoryEnabled: false });
+  const server = await startInMemoryServer({ workspaceFolder: d.workspace, globalStoragePath: d.storage, memoryEnabled: false });
   t.after(() => server.stop());
   const c = server.connection;
   const missing = (e: ResponseError<unknown>) => assert.equal(e.code, ErrorCodes.MethodNotFound);
@@ -56,7 +56,7 @@ test('flag unset: the distillation and inbox requests do not exist', async (t) =
 
 test('proposals wait in the inbox and in no block until approved; flagged is refused with its reason; a conflict supersedes the decision', async (t) => {
   const d = tempWorkspace('sk-inboxproto-', { '.knowledge/notes/setup.md': '# Setup\n\nRun `npm ci`.\n' });
-  const server = await startRealServer({ workspaceFolder: d.workspace, globalStoragePath: d.storage, memoryEnabled: true });
+  const server = await startInMemoryServer({ workspaceFolder: d.workspace, globalStoragePath: d.storage, memoryEnabled: true });
   t.after(() => server.stop());
   const c = server.connection;
   await c.sendRequest(MemoryConfigureRequest.type, config);
@@ -120,7 +120,7 @@ test('proposals wait in the inbox and in no block until approved; flagged is ref
 
 test('the inbox pages over one listing: pages with the same stamp continue each other exactly; a group names all its ids; a decided, added or reviewed item changes the stamp', async (t) => {
   const d = tempWorkspace('sk-inboxproto-');
-  const server = await startRealServer({ workspaceFolder: d.workspace, globalStoragePath: d.storage, memoryEnabled: true });
+  const server = await startInMemoryServer({ workspaceFolder: d.workspace, globalStoragePath: d.storage, memoryEnabled: true });
   t.after(() => server.stop());
   const c = server.connection;
   await c.sendRequest(MemoryConfigureRequest.type, config);

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CreateSessionRequest, MarkDeliveredRequest, ResolvePendingRequest } from '../../src/shared/protocol';
 import { MemoryApproveRequest, MemoryConfigureRequest, MemoryRememberRequest } from '../../src/shared/memoryProtocol';
-import { startRealServer } from '../helpers/serverConnection';
+import { startInMemoryServer } from '../helpers/inMemoryServer';
 import { tempWorkspace } from '../helpers/tempWorkspace';
 import { ONE_OF_EACH, countMarkers } from '../helpers/envelopeCount';
 
@@ -15,7 +15,7 @@ const config = (indexBudgetTokens: number) => ({ on: true, readonly: false, caps
 
 test('an approved medium lesson reaches other sessions; an index over its budget is cut with a count and a pointer to knowledge_recall', async (t) => {
   const d = tempWorkspace('sk-memindex-', { '.knowledge/notes/setup.md': '# Setup\n\nRun `npm ci`.\n' });
-  const server = await startRealServer({ workspaceFolder: d.workspace, globalStoragePath: d.storage, memoryEnabled: true });
+  const server = await startInMemoryServer({ workspaceFolder: d.workspace, globalStoragePath: d.storage, memoryEnabled: true });
   t.after(() => server.stop());
   const c = server.connection;
   await c.sendRequest(MemoryConfigureRequest.type, config(2000));

@@ -17,7 +17,10 @@ import {
 } from '../../src/shared/protocol';
 import { MemoryChangedNotification, MemoryConfigureRequest } from '../../src/shared/memoryProtocol';
 import { sessionsPath } from '../../src/server/core/knowledgeCore';
-import { startRealServer, waitFor } from '../helpers/serverConnection';
+// Tests about the server process (its pid, that it stays up, a restart) run the bundle over IPC; the others the
+// same server in this process, over in-memory streams.
+import { startRealServer } from '../helpers/serverConnection';
+import { startInMemoryServer, waitFor } from '../helpers/inMemoryServer';
 
 const dirs = () => tempWorkspace('sk-proto-');
 
@@ -81,7 +84,7 @@ test('invalid params answer InvalidParams; a handler that throws answers an erro
 
 test('files created, edited, renamed and deleted outside the extension reach the index and are announced', async (t) => {
   const { workspace, storage } = dirs();
-  const server = await startRealServer({ workspaceFolder: workspace, globalStoragePath: storage, memoryEnabled: false });
+  const server = await startInMemoryServer({ workspaceFolder: workspace, globalStoragePath: storage, memoryEnabled: false });
   t.after(() => server.stop());
   const { connection } = server;
   const announced: string[][] = [];
@@ -152,7 +155,7 @@ test('draft pins persist across a server restart; a malformed store is set aside
 test('change notifications carry an object, so a client declaring them gets no "defines 0 params" error', async (t) => {
   const { workspace, storage } = dirs();
   writeFileSync(join(workspace, '.knowledge/notes/setup.md'), '# Setup\n');
-  const server = await startRealServer({ workspaceFolder: workspace, globalStoragePath: storage, memoryEnabled: true });
+  const server = await startInMemoryServer({ workspaceFolder: workspace, globalStoragePath: storage, memoryEnabled: true });
   t.after(() => server.stop());
   const { connection } = server;
   // By method name, the raw arguments arrive as sent: `[null]` (positional) before the fix, `{}` after it.

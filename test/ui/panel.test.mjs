@@ -14,8 +14,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import {
-  QUIET_SETTINGS, activityBarItem, copyDir, launchBrowser, newWorkbenchPage, repoRoot, startCodeServer, tempDir,
-  waitFor, workbenchUrl, writeUserSettings,
+  QUIET_SETTINGS, activityBarItem, copyDir, launchBrowser, newWorkbenchPage, repoRoot, sideBarTreeItem, startCodeServer,
+  tempDir, waitFor, workbenchUrl, writeUserSettings,
 } from '../../scripts/vscodeWeb.mjs';
 import { ATTACK, EXTENSION_ID, WARNING, extensionDir, focusState, openPanel, panelFrame, readSessionsStore, resultsDir } from './panelShared.mjs';
 
@@ -118,9 +118,13 @@ test('the panel is absent when SESSION_KNOWLEDGE_MEMORY_ENABLE is unset', { time
   const w = await openWorkbench({ flag: false, theme: 'Default Light Modern' });
   try {
     // The extension is up: its own container is there.
-    await activityBarItem(w.page, 'Session Knowledge').waitFor({ state: 'visible', timeout: 90_000 });
-    // Give the extension time to activate (it would set the context key) before looking for the panel.
-    await w.page.waitForTimeout(3_000);
+    const container = activityBarItem(w.page, 'Session Knowledge');
+    await container.waitFor({ state: 'visible', timeout: 90_000 });
+    // Wait until the extension has activated, not for a fixed time: activate() sets the memory-flag context key
+    // (what would show the panel) in its synchronous part, and the notes tree is filled only later, from its
+    // language server's answer (src/extension/extension.ts); so once a note is listed, the panel would be there.
+    await container.click();
+    await sideBarTreeItem(w.page, 'Welcome to Session Knowledge').waitFor({ state: 'visible', timeout: 60_000 });
     assert.equal(await activityBarItem(w.page, 'Knowledge Panel').count(), 0, 'the Knowledge Panel container must not exist');
     assert.equal(await w.page.locator('iframe.webview').count(), 0, 'no webview may be created');
   } catch (e) {

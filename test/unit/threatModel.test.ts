@@ -133,7 +133,7 @@ test('npm run train:threat reproduces the shipped weights byte for byte', () => 
   const dir = mkdtempSync(join(tmpdir(), 'sk-train-'));
   try {
     const out = join(dir, 'weights.ts');
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/threat-train/train.ts'], { env: { ...process.env, SK_TRAIN_OUT: out }, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/threat-train/train.ts', '--out', out], { encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
     assert.equal(readFileSync(out, 'utf8'), readFileSync('src/server/core/threat/model/weights.ts', 'utf8'), 'the committed weights are not what the script and data produce: rerun npm run train:threat');
     assert.ok(readFileSync(join(dir, 'threat-model.bin')).equals(readFileSync(modelDataPath())), 'the committed threat-model.bin is not what the script and data produce: rerun npm run train:threat');
