@@ -12,6 +12,9 @@ import { MAX_RESULTS, type SessionMeta } from '../store/storeSchemas';
 import type { PinCheck } from '../pinPolicy';
 import { BlockMemo, loadPinned, type CompiledBlock, type MemoryIndexEntry, type PinnedFileReader, type JudgeFn, type BlockFinding } from './knowledgeBlock';
 
+/** Writes that are activity: a message, a pin change or a delivery. Reads and bookkeeping write nothing or keep the stamp. */
+const ACTIVITY = { activity: true } as const;
+
 export class SessionError extends Error {
   constructor(
     readonly reason: 'unknown-session' | 'refused-pin' | 'no-workspace',
@@ -86,15 +89,17 @@ export class SessionService {
       results: [],
       ...(options.label ? { label: options.label } : {}),
     });
-    if (!options.consumeDraft) return (await this.deps.store.update(key, () => make(pins)))!;
+    if (!options.consumeDraft) return (await this.deps.store.update(key, () => make(pins), ACTIVITY))!;
     // The draft passes into the session: the session is written first, then the draft emptied, both under the
     // index's lock (a crash in between leaves the draft for the next chat too, never loses it).
     let created: SessionMeta | undefined;
+    let draft: string[] = [];
     await this.deps.store.withIndexLock(async () => {
-      const draft = (await this.deps.store.index.load()).draftPins;
-      created = await this.deps.store.update(key, () => make([...draft, ...pins.filter((p) => !draft.includes(p))]));
+      draft = (await this.deps.store.index.load()).draftPins;
+      created = await this.deps.store.update(key, () => make([...draft, ...pins.filter((p) => !draft.includes(p))]), ACTIVITY);
     });
-    if (created) {
+    // An empty draft has nothing to give: the index is not written again.
+    if (created && draft.length > 0) {
       const taken = new Set(created.project_context_pins);
       await this.deps.store.updateIndex((doc) => {
         doc.draftPins = doc.draftPins.filter((p) => !taken.has(p));
@@ -119,13 +124,14 @@ export class SessionService {
     return this.deps.store.page(options.limit, options.cursor);
   }
 
+  /** A change that is activity (a message, a pin change, a delivery): it moves `lastActivityAt`. */
   private async mutate(key: string, fn: (s: SessionMeta) => void): Promise<SessionMeta> {
     const result = await this.deps.store.update(key, (current) => {
       if (!current) return undefined;
       const session = structuredClone(current);
       fn(session);
       return session;
-    });
+    }, ACTIVITY);
     if (!result) throw new SessionError('unknown-session', `Unknown session ${key}.`);
     return result;
   }
@@ -165,8 +171,11 @@ export class SessionService {
     });
   }
 
-  /** Compiles the block for a session's pins (and the memory index) without changing anything. */
-  async compile(pins: readonly string[], budgetTokens?: number, sessionKey?: string, withMemory = true): Promise<CompiledBlock> {
+  /**
+   * Compiles the block for a session's pins (and the memory index) without changing anything. `tokensPerChar`: the
+   * model's own count (the client measured it), so the block is cut to the budget once; else the server's estimate.
+   */
+  async compile(pins: readonly string[], budgetTokens?: number, sessionKey?: string, withMemory = true, tokensPerChar?: number): Promise<CompiledBlock> {
     const judgeName = this.deps.judgeName ?? (() => []);
     const items = this.deps.reader
       ? await loadPinned(this.deps.reader, pins, this.deps.judge, judgeName)
@@ -177,43 +186,43 @@ export class SessionService {
     } catch {
       memory = null; // a memory store that fails to load is left out; the pins still go through
     }
-    return this.blocks.compile(items, memory, budgetTokens ?? this.deps.defaultBudgetTokens, this.deps.memoryIndexBudget?.());
+    return this.blocks.compile(items, memory, budgetTokens ?? this.deps.defaultBudgetTokens, this.deps.memoryIndexBudget?.(), tokensPerChar);
   }
 
   /**
    * What the session is owed now: the block when its signature differs from the delivered one, else text ''.
-   * Records nothing about delivery (see `markDelivered`).
+   * A pure read: it writes nothing (the panel resolves every session it shows; a read is not activity, and
+   * retention must still see an idle session as idle). Delivery is recorded by `markDelivered`.
    */
-  async resolvePending(key: string, budgetTokens?: number): Promise<CompiledBlock & { delivered: string }> {
+  async resolvePending(key: string, budgetTokens?: number, tokensPerChar?: number): Promise<CompiledBlock & { delivered: string }> {
     const session = await this.get(key);
-    const block = await this.compile(session.project_context_pins, budgetTokens, key);
+    const block = await this.compile(session.project_context_pins, budgetTokens, key, true, tokensPerChar);
     const delivered = session.knowledge_context_delivered ?? '';
-    // Remember the figures for the meter; a failure to record them must not fail the send.
-    void this.mutate(key, (s) => {
-      s.lastBudget = { ...block.budget };
-      s.lastPendingSignature = block.signature;
-    }).catch(() => undefined);
     if (block.signature === delivered || block.text === '') {
       return { ...block, text: '', delivered };
     }
     return { ...block, delivered };
   }
 
-  /** Records that the session now carries `signature`. Call only after the send was accepted. */
+  /**
+   * Records that the session now carries `signature` (the meter's cheap "carrying" reads `lastPendingSignature`).
+   * Call only after the send was accepted.
+   */
   async markDelivered(key: string, signature: string): Promise<SessionMeta> {
     return this.mutate(key, (s) => {
       s.knowledge_context_delivered = signature;
       s.deliveredAt = new Date().toISOString();
+      s.lastPendingSignature = signature;
     });
   }
 
   /** The session lost its block (compaction). Answers the full block to re-send; delivery is recorded by `markDelivered`. */
-  async notifyCompacted(key: string, budgetTokens?: number): Promise<CompiledBlock> {
+  async notifyCompacted(key: string, budgetTokens?: number, tokensPerChar?: number): Promise<CompiledBlock> {
     const session = await this.mutate(key, (s) => {
       s.knowledge_context_delivered = null;
       s.deliveredAt = null;
     });
-    return this.compile(session.project_context_pins, budgetTokens, key);
+    return this.compile(session.project_context_pins, budgetTokens, key, true, tokensPerChar);
   }
 
   async appendResult(key: string, result: SessionMeta['results'][number]): Promise<SessionMeta> {
@@ -253,7 +262,7 @@ export class SessionService {
         return current
           ? { ...current, project_context_pins: ids }
           : { key, createdAt: new Date().toISOString(), project_context_pins: ids, knowledge_context_delivered: null, deliveredAt: null, origin: 'api', label, pinned_messages: [], results: [] };
-      })) ?? (await this.get(key));
+      }, ACTIVITY)) ?? (await this.get(key));
       const block = await this.compile(session.project_context_pins, budgetTokens, key);
       const carries = block.signature === (session.knowledge_context_delivered ?? '');
       const owed = moment === 'compact' || (moment === 'start' && !options.fresh) || !carries;
@@ -293,7 +302,7 @@ export class SessionService {
         session.lastScheduledSlot = slot;
         outcome = { claimed: true, key };
         return session;
-      });
+      }, ACTIVITY);
     });
     return outcome!;
   }

@@ -93,6 +93,14 @@ function statKey(path: string): string | null {
 /** What `update` answers: the session as written, or undefined when there was none (and nothing was written). */
 export type SessionUpdate = (current: SessionMeta | undefined) => SessionMeta | undefined | 'delete';
 
+/**
+ * `activity`: the write is something that happened to the session — a message, a pin change or a delivery — and
+ * stamps `lastActivityAt` (retention prunes by it). Bookkeeping (a rename followed, a claim) keeps the stamp it had.
+ */
+export interface SessionUpdateOptions {
+  activity?: boolean;
+}
+
 export class SessionStore {
   readonly index: JsonDocument<SessionsIndex>;
   /** The secondary indexes (scheduled names, pins, last activity, newest first): `sessionIndex.ts`. */
@@ -256,9 +264,10 @@ export class SessionStore {
 
   /**
    * Read-modify-write of one session under its file's lock. `fn` receives the session as on disk now (undefined
-   * when there is none) and answers the session to write, undefined to write nothing, or 'delete'.
+   * when there is none) and answers the session to write, undefined to write nothing, or 'delete'. Only a write
+   * with `activity` moves `lastActivityAt`.
    */
-  async update(key: string, fn: SessionUpdate): Promise<SessionMeta | undefined> {
+  async update(key: string, fn: SessionUpdate, options: SessionUpdateOptions = {}): Promise<SessionMeta | undefined> {
     await this.open();
     const path = this.pathOf(key);
     const run = () =>
@@ -275,7 +284,7 @@ export class SessionStore {
             this.sessionIndex.record({ del: key, file: name });
             return undefined;
           }
-          const written: SessionMeta = { ...next, key, lastActivityAt: new Date().toISOString() };
+          const written: SessionMeta = options.activity ? { ...next, key, lastActivityAt: new Date().toISOString() } : { ...next, key };
           await writeSmallFileAtomic(path, serialize(written));
           const stat = statKey(path);
           if (stat) this.cache.set(name, { stat, session: written });
