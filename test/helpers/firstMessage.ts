@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'no
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CreateSessionRequest, ListItemsRequest, MarkDeliveredRequest, StoreChangedNotification, UpdateDraftPinsRequest } from '../../src/shared/protocol';
-import { resolveFitted, type ResolveAsk } from '../../src/extension/chat/resolveFitted';
+import { resolveFitted, type ResolveAsk, type TokenCounter } from '../../src/extension/chat/resolveFitted';
 import { startRealServer } from './serverConnection';
 import { tempWorkspace } from './tempWorkspace';
 
@@ -24,14 +24,21 @@ export interface FirstMessageCost {
   storeChanged: number;
   /** Whether the block went with the message. */
   delivered: boolean;
+  /** The block sent ('' when none). */
+  blockText: string;
+  blockChars: number;
 }
 
 export interface FirstMessageOptions {
   /** Characters per token by the model's own count (the server estimates 4). */
   modelCharsPerToken: number;
   budgetTokens: number;
-  /** Size of the note pinned to the next chat before the message. */
+  /** Size of the pinned note. */
   noteChars: number;
+  /** Pinned to the next chat before the message (the chat takes the draft over); else named in the create (API, dispatch). */
+  draft: boolean;
+  /** The model's count, when not `modelCharsPerToken` throughout. */
+  model?: TokenCounter;
 }
 
 const COUNTER = resolve(__dirname, 'countWrites.cjs');
@@ -75,7 +82,7 @@ export async function measureFirstMessage(options: FirstMessageOptions): Promise
     });
     await c.sendRequest(ListItemsRequest.type, {});
     // Pinned to the next chat before the conversation starts (the tree, Pin to Next Chat).
-    await c.sendRequest(UpdateDraftPinsRequest.type, { add: [note] });
+    if (options.draft) await c.sendRequest(UpdateDraftPinsRequest.type, { add: [note] });
     const before = (await settle(counter)).length;
     storeChanged = 0;
 
@@ -84,8 +91,8 @@ export async function measureFirstMessage(options: FirstMessageOptions): Promise
       methods.push(type.method);
       return c.sendRequest(type as never, params as never);
     };
-    const model = { id: `chars/${options.modelCharsPerToken}`, countTokens: async (text: string) => Math.ceil(text.length / options.modelCharsPerToken) };
-    const created = await ask(CreateSessionRequest.type, { consumeDraft: true, origin: 'chat' });
+    const model = options.model ?? { id: `chars/${options.modelCharsPerToken}`, countTokens: async (text: string) => Math.ceil(text.length / options.modelCharsPerToken) };
+    const created = await ask(CreateSessionRequest.type, options.draft ? { consumeDraft: true, origin: 'chat' } : { pins: [note], origin: 'api' });
     const block = await resolveFitted(ask, created.key, options.budgetTokens, model);
     let delivered = false;
     if (block.text) {
@@ -100,6 +107,8 @@ export async function measureFirstMessage(options: FirstMessageOptions): Promise
       methods,
       storeChanged,
       delivered,
+      blockText: block.text,
+      blockChars: block.text.length,
     };
   } finally {
     await server.stop();

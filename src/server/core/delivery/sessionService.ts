@@ -12,9 +12,6 @@ import { MAX_RESULTS, type SessionMeta } from '../store/storeSchemas';
 import type { PinCheck } from '../pinPolicy';
 import { BlockMemo, loadPinned, type CompiledBlock, type MemoryIndexEntry, type PinnedFileReader, type JudgeFn, type BlockFinding } from './knowledgeBlock';
 
-/** Writes that are activity: a message, a pin change or a delivery. Reads and bookkeeping write nothing or keep the stamp. */
-const ACTIVITY = { activity: true } as const;
-
 export class SessionError extends Error {
   constructor(
     readonly reason: 'unknown-session' | 'refused-pin' | 'no-workspace',
@@ -89,14 +86,14 @@ export class SessionService {
       results: [],
       ...(options.label ? { label: options.label } : {}),
     });
-    if (!options.consumeDraft) return (await this.deps.store.update(key, () => make(pins), ACTIVITY))!;
+    if (!options.consumeDraft) return (await this.deps.store.update(key, () => make(pins)))!;
     // The draft passes into the session: the session is written first, then the draft emptied, both under the
     // index's lock (a crash in between leaves the draft for the next chat too, never loses it).
     let created: SessionMeta | undefined;
     let draft: string[] = [];
     await this.deps.store.withIndexLock(async () => {
       draft = (await this.deps.store.index.load()).draftPins;
-      created = await this.deps.store.update(key, () => make([...draft, ...pins.filter((p) => !draft.includes(p))]), ACTIVITY);
+      created = await this.deps.store.update(key, () => make([...draft, ...pins.filter((p) => !draft.includes(p))]));
     });
     // An empty draft has nothing to give: the index is not written again.
     if (created && draft.length > 0) {
@@ -131,7 +128,7 @@ export class SessionService {
       const session = structuredClone(current);
       fn(session);
       return session;
-    }, ACTIVITY);
+    });
     if (!result) throw new SessionError('unknown-session', `Unknown session ${key}.`);
     return result;
   }
@@ -262,7 +259,7 @@ export class SessionService {
         return current
           ? { ...current, project_context_pins: ids }
           : { key, createdAt: new Date().toISOString(), project_context_pins: ids, knowledge_context_delivered: null, deliveredAt: null, origin: 'api', label, pinned_messages: [], results: [] };
-      }, ACTIVITY)) ?? (await this.get(key));
+      })) ?? (await this.get(key));
       const block = await this.compile(session.project_context_pins, budgetTokens, key);
       const carries = block.signature === (session.knowledge_context_delivered ?? '');
       const owed = moment === 'compact' || (moment === 'start' && !options.fresh) || !carries;
@@ -302,7 +299,7 @@ export class SessionService {
         session.lastScheduledSlot = slot;
         outcome = { claimed: true, key };
         return session;
-      }, ACTIVITY);
+      });
     });
     return outcome!;
   }
@@ -340,8 +337,11 @@ export class SessionService {
     // Only the sessions the index says pin it are written (each under its own lock, re-read first).
     const index = await this.deps.store.readyIndex();
     for (const key of index.pinning(oldId)) {
-      await this.deps.store.update(key, (current) =>
-        current && current.project_context_pins.some(hit) ? { ...current, project_context_pins: swap(current.project_context_pins) } : undefined,
+      // Bookkeeping, not activity: a rename followed keeps the session's last activity (retention still sees it idle).
+      await this.deps.store.update(
+        key,
+        (current) => (current && current.project_context_pins.some(hit) ? { ...current, project_context_pins: swap(current.project_context_pins) } : undefined),
+        { activity: false },
       );
     }
     return changed;

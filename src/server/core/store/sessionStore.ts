@@ -94,8 +94,9 @@ function statKey(path: string): string | null {
 export type SessionUpdate = (current: SessionMeta | undefined) => SessionMeta | undefined | 'delete';
 
 /**
- * `activity`: the write is something that happened to the session — a message, a pin change or a delivery — and
- * stamps `lastActivityAt` (retention prunes by it). Bookkeeping (a rename followed, a claim) keeps the stamp it had.
+ * `activity` (default true): the write is something that happened to the session — a message, a pin change or a
+ * delivery — and stamps `lastActivityAt` (retention prunes by it). `false`: bookkeeping (a rename followed) keeps the
+ * stamp it had. Reads write nothing at all.
  */
 export interface SessionUpdateOptions {
   activity?: boolean;
@@ -264,8 +265,8 @@ export class SessionStore {
 
   /**
    * Read-modify-write of one session under its file's lock. `fn` receives the session as on disk now (undefined
-   * when there is none) and answers the session to write, undefined to write nothing, or 'delete'. Only a write
-   * with `activity` moves `lastActivityAt`.
+   * when there is none) and answers the session to write, undefined to write nothing, or 'delete'. A write moves
+   * `lastActivityAt` unless it says it is not activity.
    */
   async update(key: string, fn: SessionUpdate, options: SessionUpdateOptions = {}): Promise<SessionMeta | undefined> {
     await this.open();
@@ -284,7 +285,7 @@ export class SessionStore {
             this.sessionIndex.record({ del: key, file: name });
             return undefined;
           }
-          const written: SessionMeta = options.activity ? { ...next, key, lastActivityAt: new Date().toISOString() } : { ...next, key };
+          const written: SessionMeta = options.activity === false ? { ...next, key } : { ...next, key, lastActivityAt: new Date().toISOString() };
           await writeSmallFileAtomic(path, serialize(written));
           const stat = statKey(path);
           if (stat) this.cache.set(name, { stat, session: written });
