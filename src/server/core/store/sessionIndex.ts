@@ -29,7 +29,8 @@ import { withFileLock, writeFileAtomic } from './atomicFile';
 import type { SessionMeta } from './storeSchemas';
 import { SESSION_INDEX_FORMAT, entryOf, toRow, type Change, type IndexEntry, type PageCursor } from './sessionIndexRows';
 import { CorruptIndexError, IndexEntries } from './indexEntries';
-import { SessionJournal, inoOf, readOrNull, statKeyOf } from './sessionJournal';
+import { SessionJournal, inoOf, readOrNull } from './sessionJournal';
+import { statKeyOf } from './sessionFiles';
 
 export { MAX_JOURNAL_BYTES } from './sessionJournal';
 export { CorruptIndexError } from './indexEntries';

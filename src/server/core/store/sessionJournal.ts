@@ -12,15 +12,6 @@ import { toRow, type Change } from './sessionIndexRows';
 /** A journal no reader folded (only agents' hooks write here) is dropped past this size; the next reader rebuilds. */
 export const MAX_JOURNAL_BYTES = 16 * 1024 * 1024;
 
-export function statKeyOf(path: string): string | null {
-  try {
-    const s = statSync(path, { bigint: true });
-    return `${s.ino}:${s.size}:${s.mtimeNs}`;
-  } catch {
-    return null;
-  }
-}
-
 export function inoOf(path: string): number | null {
   try {
     return statSync(path).ino;
