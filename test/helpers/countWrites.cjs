@@ -5,7 +5,10 @@
  * fsyncs are not counted (they make a rename durable; the write itself is counted once).
  */
 'use strict';
+/* global require, process, __filename */
+/* eslint-disable @typescript-eslint/no-require-imports -- a CommonJS preload (`--require`), run before any bundle */
 const fs = require('node:fs');
+const { basename } = require('node:path');
 
 const out = process.env.SK_COUNT_WRITES;
 if (out) {
@@ -29,12 +32,12 @@ if (out) {
   };
   const renameSync = fs.renameSync;
   fs.renameSync = function (from, to) {
-    log(`rename ${require('node:path').basename(String(to))}`);
+    log(`rename ${basename(String(to))}`);
     return renameSync.call(this, from, to);
   };
   const rename = fs.promises.rename;
   fs.promises.rename = function (from, to) {
-    log(`rename ${require('node:path').basename(String(to))}`);
+    log(`rename ${basename(String(to))}`);
     return rename.call(this, from, to);
   };
   // FileHandle is not exported: patch its prototype through the first handle (before any request arrives).
