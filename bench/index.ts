@@ -1,6 +1,7 @@
 /** `npm run bench`: every benchmark, each printing its figures beside a baseline measured in the same run. */
 import { runStoreBench } from './store';
 import { runDeliveryBench } from './delivery';
+import { runFirstMessageBench } from './firstMessage';
 import { runThreatBench } from './threat';
 import { runThreatShapesBench } from './threatShapes';
 import { defaultPeerSets, oursFlag, runThreatPeersBench } from './threatPeers';
@@ -21,6 +22,7 @@ async function main(): Promise<void> {
   await runStoreBench();
   await runMultiRootBench();
   await runDeliveryBench();
+  await runFirstMessageBench();
   await runThreatBench();
   await runThreatShapesBench();
   await runThreatPeersBench(defaultPeerSets(), oursFlag);

@@ -132,7 +132,10 @@ export const PruneSessionsRequest = defineRequest('knowledge/sessions/prune', Pr
 
 // ---- delivery ------------------------------------------------------------------------------------
 
-/** Client → server: what the session is owed now; `text` '' when it already carries the signature. Records nothing. */
+/**
+ * Client → server: what the session is owed now; `text` '' when it already carries the signature. Records nothing:
+ * no file is written and the session's last activity does not move. `tokensPerChar` (the model's own): cut once.
+ */
 export const ResolvePendingRequest = defineRequest('knowledge/delivery/resolvePending', ResolveParamsSchema)<PendingBlock>();
 
 /** Client → server: the send carrying `signature` was accepted; record it as delivered. */

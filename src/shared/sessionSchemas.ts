@@ -69,7 +69,15 @@ export const SetPinnedMessagesParamsSchema = z
 export type SetPinnedMessagesParams = z.infer<typeof SetPinnedMessagesParamsSchema>;
 
 export const ResolveParamsSchema = z
-  .object({ key: SessionKey, budgetTokens: z.number().int().min(200).max(1_000_000).optional() })
+  .object({
+    key: SessionKey,
+    budgetTokens: z.number().int().min(200).max(1_000_000).optional(),
+    /**
+     * The model's own tokens per character (its count of a sample, or of the last block it was sent): the server cuts
+     * the block to `budgetTokens` by it, once. Absent: the server's estimate (4 characters a token).
+     */
+    tokensPerChar: z.number().min(0.01).max(4).optional(),
+  })
   .strict();
 export type ResolveParams = z.infer<typeof ResolveParamsSchema>;
 

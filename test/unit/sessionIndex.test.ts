@@ -191,7 +191,8 @@ test('a session written, changed or removed behind the index (an older version, 
   store.sessionIndex.close();
   // Behind its back: a new scheduled session (an older window), pins changed and the session aged, a file removed.
   await writeBehindItsBack(index, meta('sched', '2026-04-04T00:00:00.000Z', { origin: 'schedule', label: 'nightly' }));
-  await writeBehindItsBack(index, meta('changed', '2026-04-02T00:00:00.000Z', { project_context_pins: ['.knowledge/notes/x.md'] }));
+  // (An older version's write stamps its activity: the rename below is bookkeeping and leaves the stamp as it is.)
+  await writeBehindItsBack(index, meta('changed', '2026-04-02T00:00:00.000Z', { project_context_pins: ['.knowledge/notes/x.md'], lastActivityAt: new Date().toISOString() }));
   await writeBehindItsBack(index, meta('aged', old, { lastActivityAt: old }));
   rmSync(join(sessionsDirOf(index), sessionFileName('removed')));
 

@@ -7,10 +7,14 @@
  */
 import * as vscode from 'vscode';
 import type { LanguageClient, RequestParam, RequestType } from 'vscode-languageclient/node';
-import { MarkDeliveredRequest, ResolvePendingRequest } from '../../shared/protocol';
+import { MarkDeliveredRequest } from '../../shared/protocol';
 import type { PendingBlock } from '../../shared/sessionSchemas';
 import { textParts } from './history';
 import { deliveryAllowed } from '../workspaceTrust';
+import { ModelRatios, resolveFitted } from './resolveFitted';
+
+/** Each model's tokens per character, learned from its own counts (see `resolveFitted`). */
+const modelRatios = new ModelRatios();
 
 /** How long any request on the send path may take before the message goes on without what it would answer. */
 export const RESOLVE_TIMEOUT_MS = 4000;
@@ -58,18 +62,14 @@ export async function resolveBlockSafely(
   model?: vscode.LanguageModelChat,
 ): Promise<PendingBlock | undefined> {
   if (!sessionKey || !deliveryAllowed()) return undefined;
-  const resolve = (budgetTokens: number) => requestWithTimeout(client, ResolvePendingRequest.type, { key: sessionKey, budgetTokens });
+  const key = sessionKey;
   try {
     const budget = blockBudget();
-    const block = await resolve(budget);
-    if (!model || !block.text) return block;
-    // The server estimates tokens; the model's own count decides. Over budget: compile again, scaled down.
-    const actual = await withTimeout(Promise.resolve(model.countTokens(block.text)), RESOLVE_TIMEOUT_MS);
-    if (actual <= budget) return block;
-    // Scale the server's estimate by how far it was off for this model, with a little room for rounding.
-    const scaled = Math.max(200, Math.floor(((budget * block.budget.usedTokens) / actual) * 0.95));
-    log.info(`The block is ${actual} tokens by ${model.id}'s count (budget ${budget}); compiling it for ${scaled} estimated tokens.`);
-    return await resolve(scaled);
+    // The model's own count decides: its tokens per character ride with the request, so the server cuts once.
+    const counter = model ? { id: model.id, countTokens: (text: string) => withTimeout(Promise.resolve(model.countTokens(text)), RESOLVE_TIMEOUT_MS) } : undefined;
+    return await resolveFitted((type, params) => requestWithTimeout(client, type, params as never), key, budget, counter, modelRatios, (actual, ratio) =>
+      log.info(`The block is ${actual} tokens by ${model?.id}'s count (budget ${budget}); compiling it again at ${ratio.toFixed(3)} tokens a character.`),
+    );
   } catch (err) {
     log.warn(`No knowledge block this time for ${sessionKey}: ${(err as Error)?.message ?? String(err)}`);
     return undefined;

@@ -90,11 +90,13 @@ export class SessionService {
     // The draft passes into the session: the session is written first, then the draft emptied, both under the
     // index's lock (a crash in between leaves the draft for the next chat too, never loses it).
     let created: SessionMeta | undefined;
+    let draft: string[] = [];
     await this.deps.store.withIndexLock(async () => {
-      const draft = (await this.deps.store.index.load()).draftPins;
+      draft = (await this.deps.store.index.load()).draftPins;
       created = await this.deps.store.update(key, () => make([...draft, ...pins.filter((p) => !draft.includes(p))]));
     });
-    if (created) {
+    // An empty draft has nothing to give: the index is not written again.
+    if (created && draft.length > 0) {
       const taken = new Set(created.project_context_pins);
       await this.deps.store.updateIndex((doc) => {
         doc.draftPins = doc.draftPins.filter((p) => !taken.has(p));
@@ -119,6 +121,7 @@ export class SessionService {
     return this.deps.store.page(options.limit, options.cursor);
   }
 
+  /** A change that is activity (a message, a pin change, a delivery): it moves `lastActivityAt`. */
   private async mutate(key: string, fn: (s: SessionMeta) => void): Promise<SessionMeta> {
     const result = await this.deps.store.update(key, (current) => {
       if (!current) return undefined;
@@ -165,8 +168,11 @@ export class SessionService {
     });
   }
 
-  /** Compiles the block for a session's pins (and the memory index) without changing anything. */
-  async compile(pins: readonly string[], budgetTokens?: number, sessionKey?: string, withMemory = true): Promise<CompiledBlock> {
+  /**
+   * Compiles the block for a session's pins (and the memory index) without changing anything. `tokensPerChar`: the
+   * model's own count (the client measured it), so the block is cut to the budget once; else the server's estimate.
+   */
+  async compile(pins: readonly string[], budgetTokens?: number, sessionKey?: string, withMemory = true, tokensPerChar?: number): Promise<CompiledBlock> {
     const judgeName = this.deps.judgeName ?? (() => []);
     const items = this.deps.reader
       ? await loadPinned(this.deps.reader, pins, this.deps.judge, judgeName)
@@ -177,43 +183,43 @@ export class SessionService {
     } catch {
       memory = null; // a memory store that fails to load is left out; the pins still go through
     }
-    return this.blocks.compile(items, memory, budgetTokens ?? this.deps.defaultBudgetTokens, this.deps.memoryIndexBudget?.());
+    return this.blocks.compile(items, memory, budgetTokens ?? this.deps.defaultBudgetTokens, this.deps.memoryIndexBudget?.(), tokensPerChar);
   }
 
   /**
    * What the session is owed now: the block when its signature differs from the delivered one, else text ''.
-   * Records nothing about delivery (see `markDelivered`).
+   * A pure read: it writes nothing (the panel resolves every session it shows; a read is not activity, and
+   * retention must still see an idle session as idle). Delivery is recorded by `markDelivered`.
    */
-  async resolvePending(key: string, budgetTokens?: number): Promise<CompiledBlock & { delivered: string }> {
+  async resolvePending(key: string, budgetTokens?: number, tokensPerChar?: number): Promise<CompiledBlock & { delivered: string }> {
     const session = await this.get(key);
-    const block = await this.compile(session.project_context_pins, budgetTokens, key);
+    const block = await this.compile(session.project_context_pins, budgetTokens, key, true, tokensPerChar);
     const delivered = session.knowledge_context_delivered ?? '';
-    // Remember the figures for the meter; a failure to record them must not fail the send.
-    void this.mutate(key, (s) => {
-      s.lastBudget = { ...block.budget };
-      s.lastPendingSignature = block.signature;
-    }).catch(() => undefined);
     if (block.signature === delivered || block.text === '') {
       return { ...block, text: '', delivered };
     }
     return { ...block, delivered };
   }
 
-  /** Records that the session now carries `signature`. Call only after the send was accepted. */
+  /**
+   * Records that the session now carries `signature` (the meter's cheap "carrying" reads `lastPendingSignature`).
+   * Call only after the send was accepted.
+   */
   async markDelivered(key: string, signature: string): Promise<SessionMeta> {
     return this.mutate(key, (s) => {
       s.knowledge_context_delivered = signature;
       s.deliveredAt = new Date().toISOString();
+      s.lastPendingSignature = signature;
     });
   }
 
   /** The session lost its block (compaction). Answers the full block to re-send; delivery is recorded by `markDelivered`. */
-  async notifyCompacted(key: string, budgetTokens?: number): Promise<CompiledBlock> {
+  async notifyCompacted(key: string, budgetTokens?: number, tokensPerChar?: number): Promise<CompiledBlock> {
     const session = await this.mutate(key, (s) => {
       s.knowledge_context_delivered = null;
       s.deliveredAt = null;
     });
-    return this.compile(session.project_context_pins, budgetTokens, key);
+    return this.compile(session.project_context_pins, budgetTokens, key, true, tokensPerChar);
   }
 
   async appendResult(key: string, result: SessionMeta['results'][number]): Promise<SessionMeta> {
@@ -331,8 +337,11 @@ export class SessionService {
     // Only the sessions the index says pin it are written (each under its own lock, re-read first).
     const index = await this.deps.store.readyIndex();
     for (const key of index.pinning(oldId)) {
-      await this.deps.store.update(key, (current) =>
-        current && current.project_context_pins.some(hit) ? { ...current, project_context_pins: swap(current.project_context_pins) } : undefined,
+      // Bookkeeping, not activity: a rename followed keeps the session's last activity (retention still sees it idle).
+      await this.deps.store.update(
+        key,
+        (current) => (current && current.project_context_pins.some(hit) ? { ...current, project_context_pins: swap(current.project_context_pins) } : undefined),
+        { activity: false },
       );
     }
     return changed;

@@ -8,7 +8,8 @@ import { createHash, type Hash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { badLinesOf, splitLines, type BadLine, type RawLine } from './lineFile';
 import { compareEntries, isUndated, type StoredEntry } from './memoryEntry';
-import { HEAD_BYTES, sha256, type SnapshotKey } from './scopeSnapshot';
+import { HEAD_BYTES, type SnapshotKey } from './scopeSnapshot';
+import { sha256Hex as sha256 } from '../sha256Hex';
 import { decodeSnapshot, type LoadedSnapshot } from './scopeSnapshotDecode';
 import { encodeSnapshot, writeSnapshotFile } from './scopeSnapshotEncode';
 import {

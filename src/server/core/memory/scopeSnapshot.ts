@@ -165,4 +165,3 @@ export function snapshotPathFor(dir: string, scope: MemoryScope, file: string): 
   return join(dir, `${scope}-${sha256Hex(file).slice(0, 24)}.snap`);
 }
 
-export const sha256 = (b: Buffer): string => sha256Hex(b);

@@ -18,31 +18,17 @@
  *   session reads as unknown; every other session loads; a malformed index is set aside by `JsonDocument`;
  * - unknown fields (a newer version's) are kept on the round trip.
  *
- * Migration from version 1 (one `sessions.json` holding every session) on first open, under the index's lock:
- * the old file is copied to `sessions.json.v1-backup` (once), every session is written to its own file, and only
- * then is the index rewritten without them. A crash at any point leaves the old file in place (the session files
- * written so far are the same sessions, written again by the next open), so the next open completes it; nothing
- * is lost. Sessions found in a version-2 index (an older window wrote there) are moved out the same way.
+ * Migration from version 1 (one `sessions.json` holding every session): `sessionSplit.ts`. One session's file (read,
+ * written, set aside): `sessionFiles.ts`.
  */
-import { promises as fs, statSync } from 'node:fs';
-import { createHash } from 'node:crypto';
-import { basename, dirname, join } from 'node:path';
-import { JsonDocument, MalformedDocumentError } from './jsonDocument';
-import { removeDeadTempFiles, withFileLock, writeFileAtomic, writeSmallFileAtomic } from './atomicFile';
+import { promises as fs } from 'node:fs';
+import { basename, join } from 'node:path';
+import { JsonDocument } from './jsonDocument';
+import { removeDeadTempFiles, withFileLock, writeSmallFileAtomic } from './atomicFile';
 import { SessionIndex, decodeCursor, encodeCursor, entryOf, type PageCursor } from './sessionIndex';
-import {
-  SESSIONS_SCHEMA_VERSION,
-  SESSION_FILE_SCHEMA_VERSION,
-  SessionFileSchema,
-  SessionsIndexSchema,
-  legacySessionsDefaults,
-  SessionsDocSchema,
-  sessionsIndexDefaults,
-  sessionsMigrations,
-  type SessionMeta,
-  type SessionsDoc,
-  type SessionsIndex,
-} from './storeSchemas';
+import { SessionFiles, lastActivity, serializeSession, sessionFileName, sessionsDirOf, statKeyOf } from './sessionFiles';
+import { splitSessionsFile } from './sessionSplit';
+import { SESSIONS_SCHEMA_VERSION, SessionsIndexSchema, sessionsIndexDefaults, sessionsMigrations, type SessionMeta, type SessionsIndex } from './storeSchemas';
 import type { StoreHealth, StoreProblem } from '../../../shared/schemas';
 
 export interface SessionStoreOptions {
@@ -57,41 +43,19 @@ export interface SessionStoreOptions {
   indexMaxJournalBytes?: number;
 }
 
-/** The file name of a session: readable where the key allows it, unique by a hash of the key. */
-export function sessionFileName(key: string): string {
-  const readable = key.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 48);
-  return `${readable}.${createHash('sha256').update(key).digest('hex').slice(0, 16)}.json`;
-}
-
-/** The folder of session files beside an index at `indexPath`. */
-export const sessionsDirOf = (indexPath: string): string => join(dirname(indexPath), 'sessions');
-
-/** When anything last happened to `s`: its own record, else the newest of creation, delivery and results. */
-export function lastActivity(s: SessionMeta): number {
-  const dates = [s.lastActivityAt, s.createdAt, s.deliveredAt ?? undefined, ...(s.results ?? []).map((r) => r.at)];
-  let best = Number.NEGATIVE_INFINITY;
-  for (const d of dates) {
-    const t = d ? Date.parse(d) : Number.NaN;
-    if (!Number.isNaN(t) && t > best) best = t;
-  }
-  return best;
-}
-
-function timestampForFileName(date = new Date()): string {
-  return date.toISOString().replace(/[:.]/g, '-');
-}
-
-function statKey(path: string): string | null {
-  try {
-    const s = statSync(path, { bigint: true });
-    return `${s.ino}:${s.size}:${s.mtimeNs}`;
-  } catch {
-    return null;
-  }
-}
+export { lastActivity, sessionFileName, sessionsDirOf } from './sessionFiles';
 
 /** What `update` answers: the session as written, or undefined when there was none (and nothing was written). */
 export type SessionUpdate = (current: SessionMeta | undefined) => SessionMeta | undefined | 'delete';
+
+/**
+ * `activity` (default true): the write is something that happened to the session — a message, a pin change or a
+ * delivery — and stamps `lastActivityAt` (retention prunes by it). `false`: bookkeeping (a rename followed) keeps the
+ * stamp it had. Reads write nothing at all.
+ */
+export interface SessionUpdateOptions {
+  activity?: boolean;
+}
 
 export class SessionStore {
   readonly index: JsonDocument<SessionsIndex>;
@@ -101,15 +65,15 @@ export class SessionStore {
   private opened: Promise<void> | null = null;
   /** Per-file queues: this process's own writes of one session, in order (the file lock orders processes). */
   private readonly queues = new Map<string, Promise<unknown>>();
-  /** Parsed sessions by file name, with the stat they were read at: a list re-reads only what changed. */
-  private readonly cache = new Map<string, { stat: string; session: SessionMeta }>();
+  /** The session files: read through a stat-keyed cache, set aside when malformed (`sessionFiles.ts`). */
+  private readonly files: SessionFiles;
   private listed: { dirStat: string; sessions: SessionMeta[] } | null = null;
-  private readonly problems = new Set<string>();
   /** The index was malformed at open and set aside (health says so until the next write). */
   private setAsideAtOpen = false;
 
   constructor(readonly options: SessionStoreOptions) {
     this.dir = sessionsDirOf(options.indexPath);
+    this.files = new SessionFiles(this.dir, options.onProblem);
     this.index = new JsonDocument<SessionsIndex>({
       source: 'sessions',
       path: options.indexPath,
@@ -128,10 +92,10 @@ export class SessionStore {
       reindex: (file, key) => this.reindex(file, key),
       read: async (file) => {
         const path = join(this.dir, file);
-        const session = await this.readFile(path, undefined);
+        const session = await this.files.read(path, undefined);
         // A file under another session's name (copied by hand) is not that session: `get` would not find it either.
         if (!session || sessionFileName(session.key) !== file) return undefined;
-        return { session, stat: this.cache.get(file)?.stat ?? statKey(path) };
+        return { session, stat: this.files.statOf(file) };
       },
     });
   }
@@ -141,12 +105,12 @@ export class SessionStore {
   }
 
   pathOf(key: string): string {
-    return join(this.dir, sessionFileName(key));
+    return this.files.pathOf(key);
   }
 
   /** Migrates (when needed), sweeps crash leftovers, loads the index. Once per store; later calls wait for the first. */
   open(): Promise<void> {
-    if (this.opened && this.splitCheckedAt !== null && statKey(this.options.indexPath) !== this.splitCheckedAt) {
+    if (this.opened && this.splitCheckedAt !== null && statKeyOf(this.options.indexPath) !== this.splitCheckedAt) {
       // sessions.json changed since this store last looked: an older version (a window, a hook) may have put sessions
       // back into it. Split them again, so this running store (and its index) sees them too.
       const again = this.opened.then(() => this.migrate());
@@ -182,68 +146,17 @@ export class SessionStore {
 
   // ---- migration ----------------------------------------------------------------------------------------
 
-  /** Moves sessions kept in `sessions.json` (version 1, or left there by an older window) into their own files. */
+  /** Moves sessions kept in `sessions.json` into their own files (`sessionSplit.ts`). */
   private async migrate(): Promise<void> {
-    const path = this.options.indexPath;
-    const seen = statKey(path);
-    if (seen === null) {
-      this.splitCheckedAt = 'missing';
-      return;
-    }
-    // A cheap look first: the common case (already split) takes no lock.
-    const peek = await fs.readFile(path, 'utf8').catch(() => null);
-    if (peek === null || !needsMigration(peek)) {
-      this.splitCheckedAt = seen;
-      return;
-    }
-    await withFileLock(path, async () => {
-      // The old reader: validates (and migrates version 0), sets a malformed file aside and reports it.
-      const legacy = new JsonDocument<SessionsDoc>({
-        source: 'sessions',
-        path,
-        schema: SessionsDocSchema,
-        currentVersion: 1,
-        defaults: legacySessionsDefaults,
-        migrations: { 0: sessionsMigrations[0]! },
-        onProblem: this.options.onProblem,
-      });
-      const text = await fs.readFile(path, 'utf8').catch(() => null);
-      if (text === null || !needsMigration(text)) return; // another window finished it meanwhile
-      const doc = await legacy.load();
-      if (legacy.health().state === 'set-aside') {
-        this.setAsideAtOpen = true; // reported by the legacy reader; the index starts fresh
-        return;
-      }
-      const backup = `${path}.v1-backup`;
-      if (statKey(backup) === null) await writeFileAtomic(backup, text);
-      const entries = Object.entries(doc.sessions);
-      await fs.mkdir(this.dir, { recursive: true });
-      let written = 0;
-      for (const [key, session] of entries) {
-        const target = this.pathOf(key);
-        // A session file newer than the one in the index (written after an earlier split) wins. Under the session's lock, with a line in the index's journal: a store already running sees the split
-        // session as it sees any other write (its index catches up from the journal).
-        await withFileLock(
-          target,
-          async () => {
-            const existing = await this.readFile(target, key).catch(() => undefined);
-            if (!existing || lastActivity(existing) < lastActivity(session)) {
-              const split = { ...session, key } as SessionMeta;
-              await writeFileAtomic(target, serialize(split));
-              this.sessionIndex.record({ put: entryOf(split, basename(target), statKey(target), lastActivity(split)) });
-            }
-          },
-          { sweepTemps: false, link: true },
-        );
-        written += 1;
-        this.options.onMigrateProgress?.(written, entries.length);
-      }
-      const rest: Record<string, unknown> = { ...doc };
-      delete rest.sessions;
-      const next = { ...rest, schemaVersion: Math.max(SESSIONS_SCHEMA_VERSION, doc.schemaVersion) };
-      await writeFileAtomic(path, `${JSON.stringify(next, null, 2)}\n`);
+    const out = await splitSessionsFile({
+      indexPath: this.options.indexPath,
+      files: this.files,
+      record: (change) => this.sessionIndex.record(change),
+      ...(this.options.onProblem ? { onProblem: this.options.onProblem } : {}),
+      ...(this.options.onMigrateProgress ? { onMigrateProgress: this.options.onMigrateProgress } : {}),
     });
-    this.splitCheckedAt = statKey(path) ?? 'missing';
+    if (out.setAside) this.setAsideAtOpen = true;
+    this.splitCheckedAt = out.checkedAt;
   }
 
   // ---- one session --------------------------------------------------------------------------------------
@@ -251,34 +164,35 @@ export class SessionStore {
   /** One session, read from its file now; undefined when there is none (or it was malformed and set aside). */
   async get(key: string): Promise<SessionMeta | undefined> {
     await this.open();
-    return this.readFile(this.pathOf(key), key);
+    return this.files.read(this.pathOf(key), key);
   }
 
   /**
    * Read-modify-write of one session under its file's lock. `fn` receives the session as on disk now (undefined
-   * when there is none) and answers the session to write, undefined to write nothing, or 'delete'.
+   * when there is none) and answers the session to write, undefined to write nothing, or 'delete'. A write moves
+   * `lastActivityAt` unless it says it is not activity.
    */
-  async update(key: string, fn: SessionUpdate): Promise<SessionMeta | undefined> {
+  async update(key: string, fn: SessionUpdate, options: SessionUpdateOptions = {}): Promise<SessionMeta | undefined> {
     await this.open();
     const path = this.pathOf(key);
     const run = () =>
       withFileLock(
         path,
         async () => {
-          const current = await this.readFile(path, key);
+          const current = await this.files.read(path, key);
           const next = fn(current);
           if (next === undefined) return current === undefined ? undefined : current;
           const name = basename(path);
           if (next === 'delete') {
             await fs.rm(path, { force: true });
-            this.cache.delete(name);
+            this.files.wrote(name, null, undefined);
             this.sessionIndex.record({ del: key, file: name });
             return undefined;
           }
-          const written: SessionMeta = { ...next, key, lastActivityAt: new Date().toISOString() };
-          await writeSmallFileAtomic(path, serialize(written));
-          const stat = statKey(path);
-          if (stat) this.cache.set(name, { stat, session: written });
+          const written: SessionMeta = options.activity === false ? { ...next, key } : { ...next, key, lastActivityAt: new Date().toISOString() };
+          await writeSmallFileAtomic(path, serializeSession(written));
+          const stat = statKeyOf(path);
+          this.files.wrote(name, stat, written);
           this.sessionIndex.record({ put: entryOf(written, name, stat, lastActivity(written)) });
           return written;
         },
@@ -305,9 +219,9 @@ export class SessionStore {
       withFileLock(
         path,
         async () => {
-          const session = await this.readFile(path, undefined);
+          const session = await this.files.read(path, undefined);
           if (session && sessionFileName(session.key) === file) {
-            this.sessionIndex.record({ put: entryOf(session, file, this.cache.get(file)?.stat ?? statKey(path), lastActivity(session)) });
+            this.sessionIndex.record({ put: entryOf(session, file, this.files.statOf(file), lastActivity(session)) });
           } else if (key !== undefined) {
             this.sessionIndex.record({ del: key, file });
           }
@@ -334,7 +248,7 @@ export class SessionStore {
       // Where each key sits, taken now: the index may move on while the files are read.
       const at = this.sessionIndex.newest(limit - out.length, after).map((k) => ({ createdAt: this.sessionIndex.entry(k)!.createdAt, key: k }));
       if (at.length === 0) break;
-      const read = await Promise.all(at.map((c) => this.readFile(this.pathOf(c.key), c.key)));
+      const read = await Promise.all(at.map((c) => this.files.read(this.pathOf(c.key), c.key)));
       at.forEach((c, i) => {
         const s = read[i];
         if (s) out.push(s);
@@ -356,15 +270,15 @@ export class SessionStore {
    */
   async list(): Promise<SessionMeta[]> {
     await this.open();
-    const dirStat = statKey(this.dir);
+    const dirStat = statKeyOf(this.dir);
     if (dirStat === null) return [];
     if (this.listed && this.listed.dirStat === dirStat) return this.listed.sessions;
     const names = (await fs.readdir(this.dir)).filter((n) => n.endsWith('.json') && !n.startsWith('.'));
     const present = new Set(names);
-    for (const name of [...this.cache.keys()]) if (!present.has(name)) this.cache.delete(name);
+    this.files.keepOnly(present);
     const out: SessionMeta[] = [];
     for (let i = 0; i < names.length; i += 64) {
-      const chunk = await Promise.all(names.slice(i, i + 64).map((name) => this.readFile(join(this.dir, name), undefined)));
+      const chunk = await Promise.all(names.slice(i, i + 64).map((name) => this.files.read(join(this.dir, name), undefined)));
       for (const s of chunk) if (s) out.push(s);
     }
     this.listed = { dirStat, sessions: out };
@@ -397,94 +311,4 @@ export class SessionStore {
     await this.open();
     return withFileLock(this.options.indexPath, fn);
   }
-
-  // ---- files --------------------------------------------------------------------------------------------
-
-  /**
-   * Reads one session file. `expectedKey`: the key it must hold (a hash collision or a hand-copied file is
-   * refused). A malformed file is set aside and reported, and reads as no session.
-   */
-  private async readFile(path: string, expectedKey: string | undefined): Promise<SessionMeta | undefined> {
-    const name = basename(path);
-    const stat = statKey(path);
-    if (stat === null) {
-      this.cache.delete(name);
-      return undefined;
-    }
-    const cached = this.cache.get(name);
-    if (cached && cached.stat === stat) return expectedKey === undefined || cached.session.key === expectedKey ? cached.session : undefined;
-    let text: string;
-    try {
-      text = await fs.readFile(path, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw err;
-    }
-    try {
-      const session = parseSessionFile(text);
-      this.cache.set(name, { stat, session });
-      return expectedKey === undefined || session.key === expectedKey ? session : undefined;
-    } catch (err) {
-      if (!MalformedDocumentError.is(err)) throw err;
-      await this.setAside(path, err.message);
-      return undefined;
-    }
-  }
-
-  private async setAside(path: string, reason: string): Promise<void> {
-    const aside = `${path}.malformed-${timestampForFileName()}`;
-    let moved = true;
-    try {
-      await fs.rename(path, aside);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      moved = false;
-    }
-    this.cache.delete(basename(path));
-    if (!moved || this.problems.has(path)) return;
-    this.options.onProblem?.({
-      source: 'sessions',
-      path,
-      message: `${path} is malformed (${reason}). It was moved to ${aside}; nothing was deleted. That session is unknown until you fix the file and move it back; every other session loads.`,
-      setAsidePath: aside,
-      at: new Date().toISOString(),
-    });
-  }
 }
-
-/** A session file's text; a newer version number (and every unknown field) is kept. */
-function serialize(session: SessionMeta): string {
-  const version = Math.max(SESSION_FILE_SCHEMA_VERSION, (session as { schemaVersion?: number }).schemaVersion ?? 0);
-  return `${JSON.stringify({ ...session, schemaVersion: version }, null, 2)}\n`;
-}
-
-function parseSessionFile(text: string): SessionMeta {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    throw new MalformedDocumentError(`not valid JSON (${(err as Error).message})`);
-  }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new MalformedDocumentError('the root is not a JSON object');
-  const parsed = SessionFileSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new MalformedDocumentError(`does not match the schema at ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`);
-  }
-  return parsed.data;
-}
-
-/** Whether `sessions.json`'s text still holds sessions (version 0/1, or sessions an older window wrote into version 2). */
-function needsMigration(text: string): boolean {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    return true; // malformed: the legacy reader sets it aside and reports it
-  }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return true;
-  const doc = raw as Record<string, unknown>;
-  if (typeof doc.schemaVersion !== 'number' || doc.schemaVersion < 2) return true;
-  return typeof doc.sessions === 'object' && doc.sessions !== null && Object.keys(doc.sessions).length > 0;
-}
-

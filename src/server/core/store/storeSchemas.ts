@@ -19,12 +19,13 @@ export const SessionMetaSchema = z.looseObject({
   origin: z.enum(['chat', 'api', 'dispatch', 'schedule']).default('chat'),
   /** Chat messages the person pinned so that they survive compaction (re-sent with the block). */
   pinned_messages: z.array(z.string()).default([]),
-  /** The last compiled block's budget figures, for the meter. */
+  /** Budget figures of a block, written by versions before issue 24 at each resolve; read, no longer written. */
   lastBudget: z
     .looseObject({ budgetTokens: z.number(), usedTokens: z.number(), cutItems: z.array(z.string()), cutMemoryEntries: z.number() })
     .optional(),
+  /** The signature last delivered (versions before issue 24: last resolved); the meter's cheap "re-send pending". */
   lastPendingSignature: z.string().optional(),
-  /** When anything last happened to the session (any write); retention prunes by it. Older files: createdAt, deliveredAt, results. */
+  /** When something last happened to the session (a message, a pin change, a delivery); retention prunes by it. Reads never move it. Older files: createdAt, deliveredAt, results. */
   lastActivityAt: z.string().optional(),
   /** Scheduled prompts: the last time slot claimed (so two windows never run the same slot twice). */
   lastScheduledSlot: z.string().optional(),

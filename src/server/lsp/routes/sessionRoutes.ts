@@ -107,10 +107,10 @@ export function registerSessionRoutes(ctx: ServerContext): void {
   });
 
   // ---- delivery: resolve what is owed, record it only after the send was accepted ----
-  route(connection, ResolvePendingRequest, async (p) => toPendingBlock(await sessions().resolvePending(p.key, p.budgetTokens)));
+  route(connection, ResolvePendingRequest, async (p) => toPendingBlock(await sessions().resolvePending(p.key, p.budgetTokens, p.tokensPerChar)));
   route(connection, MarkDeliveredRequest, async (p) => announce(toSessionInfo(await sessions().markDelivered(p.key, p.signature))));
   route(connection, NotifyCompactedRequest, async (p) =>
-    announce(toPendingBlock({ ...(await sessions().notifyCompacted(p.key, p.budgetTokens)), delivered: '' })),
+    announce(toPendingBlock({ ...(await sessions().notifyCompacted(p.key, p.budgetTokens, p.tokensPerChar)), delivered: '' })),
   );
   route(connection, CompilePinsRequest, async (p) => {
     const ids = sessions().normalizePins(p.pins);
