@@ -17,10 +17,10 @@
  * stdout carries MCP JSON-RPC only; everything else goes to stderr.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, statSync, unwatchFile, watchFile } from 'node:fs';
+import { unwatchFile, watchFile } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { format, parseArgs } from 'node:util';
+import { format } from 'node:util';
 import { z } from 'zod';
 import { McpServer, ResourceTemplate, type RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -39,8 +39,9 @@ import type { MemoryService } from '../server/core/memory/memoryService';
 import { memorySwitchPath, readMemorySwitch } from '../server/core/memory/memorySwitch';
 import { IdToolInput, RecallToolInput, RememberToolInput, describeEntry, inputProblem, memoryEnvelope, rememberedSentence } from '../server/core/memory/modelTools';
 import { readMemoryFlag } from '../server/core/memory/memoryFlag';
-import { findWorkspaceRoot } from './roots';
-import { WorkspaceArgError, workspaceFoldersOf, type WorkspaceFolderArg } from './codeWorkspace';
+import type { WorkspaceFolderArg } from './codeWorkspace';
+import { CliUsageError, USAGE_EXIT, parseCommandArgs, usageErrorText } from './cliArgs';
+import { WORKSPACE_OPTION, workspaceFoldersArg } from './roots';
 // Kept in its own module so this bundle does not pull in the whole CLI; the one place to change if it moves.
 import { defaultStoragePath } from '../server/core/store/paths';
 
@@ -457,38 +458,18 @@ export async function runMcpCommand(args: readonly string[], io: McpIo): Promise
   const env = io.env ?? process.env;
   const log = (message: string) => io.stderr(`session-knowledge mcp: ${message}\n`);
   let values: { workspace?: string[]; storage?: string; help?: boolean };
-  try {
-    values = parseArgs({ args: [...args], options: { workspace: { type: 'string', multiple: true }, storage: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false }).values;
-  } catch (err) {
-    io.stderr(`session-knowledge mcp: ${(err as Error).message}\n${HELP}`);
-    return 2;
-  }
-  if (values.help) {
-    io.stderr(HELP); // stdout belongs to the protocol, even here
-    return 0;
-  }
   let folders: WorkspaceFolderArg[];
-  if (values.workspace?.length) {
-    try {
-      const named = workspaceFoldersOf(values.workspace, io.cwd);
-      for (const note of named.notes) log(note);
-      folders = named.folders;
-    } catch (err) {
-      if (!(err instanceof WorkspaceArgError)) throw err;
-      io.stderr(`session-knowledge mcp: ${err.message}\n`);
-      return 2;
+  try {
+    values = parseCommandArgs('mcp', args, { ...WORKSPACE_OPTION, storage: { type: 'string' }, help: { type: 'boolean', short: 'h' } }).values;
+    if (values.help) {
+      io.stderr(HELP); // stdout belongs to the protocol, even here
+      return 0;
     }
-    if (folders.length === 0) {
-      io.stderr(`session-knowledge mcp: ${values.workspace.join(', ')} names no folder on this disk\n`);
-      return 2;
-    }
-  } else {
-    const found = findWorkspaceRoot(io.cwd) ?? resolve(io.cwd);
-    if (!existsSync(found) || !statSync(found).isDirectory()) {
-      io.stderr(`session-knowledge mcp: --workspace ${found} is not a folder\n`);
-      return 2;
-    }
-    folders = [{ path: found }];
+    folders = workspaceFoldersArg('mcp', values.workspace ?? [], io.cwd, io.stderr);
+  } catch (err) {
+    if (!(err instanceof CliUsageError)) throw err;
+    io.stderr(usageErrorText(err));
+    return USAGE_EXIT;
   }
   const workspace = folders[0]!.path;
   const storage = values.storage ? resolve(io.cwd, values.storage) : defaultStoragePath(env);
