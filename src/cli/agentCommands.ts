@@ -160,7 +160,7 @@ export async function runClaudeCodeHook(args: readonly string[], io: AgentIo, st
         io.stderr(`session-knowledge hook: ${p.message.split('\n')[0]}\n`);
       },
     });
-    await Promise.all([core.loadForAgents(), verdicts.load()]);
+    await Promise.all([core.load('agents'), verdicts.load()]);
     // Memory (with the flag) follows the person's switch, mirrored by VS Code to the storage folder: off unless turned on.
     if (core.memory) await core.memory.configure((await readMemorySwitch(storage)).config);
     // A pin of a committed pins.json that the policy refuses (a secret, an outside file) is named for the person on

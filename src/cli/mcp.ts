@@ -18,7 +18,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { unwatchFile, watchFile } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { format } from 'node:util';
 import { z } from 'zod';
@@ -32,7 +32,7 @@ import { KnowledgeWatcher, type KnowledgeChanges } from '../server/core/agents/m
 import { FOLDER_RESOURCE_TEMPLATE, OPAQUE_RESOURCE_TEMPLATE, RESOURCE_TEMPLATE, idFromResourceUri, leftOutText, noPinsText, opaqueResourceUri, resourceOf, resourceUri, ruleIds, withheldNotice } from '../server/core/agents/mcpText';
 import { TRUNCATED_LINE } from '../server/core/notes/knowledgeFile';
 import { SessionError } from '../server/core/delivery/sessionService';
-import { toId } from '../server/core/notes/noteIndex';
+import { followChangedFiles } from '../server/core/knowledgeSources';
 import { MemoryError } from '../server/core/memory/errors';
 import { isNameFinding } from '../server/core/threat/names';
 import type { MemoryService } from '../server/core/memory/memoryService';
@@ -130,12 +130,8 @@ export async function createKnowledgeMcpServer(options: KnowledgeMcpOptions): Pr
   const settled = () => indexing;
   const enqueue = (what: string, work: () => Promise<void>): Promise<void> =>
     (indexing = indexing.then(work).catch((err: unknown) => log(`${what}: ${(err as Error)?.message ?? String(err)}`)));
-  const ready = enqueue('Could not load .knowledge/', async () => {
-    const results = await Promise.allSettled(core.folders.all.flatMap((f) => [f.notes.rebuild(), f.reviews.load()]));
-    for (const r of results) if (r.status === 'rejected') log(`Could not load: ${(r.reason as Error)?.message ?? String(r.reason)}`);
-    for (const f of core.folders.all) for (const p of f.notes.problems) log(p.message);
-    await core.refreshFlags();
-  });
+  // The one loader (`core/knowledgeSources.ts`): notes and reviews, every item judged; this server records no sessions.
+  const ready = enqueue('Could not load .knowledge/', () => core.load('knowledge'));
 
   const subscribed = new Set<string>();
 
@@ -146,18 +142,11 @@ export async function createKnowledgeMcpServer(options: KnowledgeMcpOptions): Pr
   async function applyChanges(folderPath: string, changes: KnowledgeChanges & { ids?: readonly string[] }): Promise<void> {
     const folder = core.folders.all.find((f) => f.path === folderPath);
     if (!folder) return;
-    const changed = new Set<string>();
-    if (changes.rescan) for (const rel of await folder.notes.rebuild()) changed.add(core.folders.idOf(folder, rel));
-    else for (const path of changes.paths) if (await folder.notes.refreshPath(path)) changed.add(core.folders.idOf(folder, toId(folder.path, path)));
-    if (changes.reviews) {
-      await folder.reviews.load();
-      for (const item of core.listItems()) changed.add(item.id);
-    }
-    // Project memory is the first folder's.
-    if (changes.memory && folder === core.folders.primary && core.memory?.currentConfig.on) {
-      await core.memory.reload('project').catch((err: unknown) => log(`Could not reload project memory: ${(err as Error).message}`));
-    }
-    for (const id of changes.ids ?? []) changed.add(id);
+    // The one files-changed path (`core/knowledgeSources.ts`), shared with the language server: each folder's memory.jsonl is project memory.
+    const knowledge = join(folder.path, '.knowledge');
+    const paths = [...changes.paths, ...(changes.rescan ? [knowledge] : []), ...(changes.reviews ? [join(knowledge, 'reviews.json')] : []), ...(changes.memory ? [join(knowledge, 'memory.jsonl')] : [])];
+    const found = await followChangedFiles(core, paths, log);
+    const changed = new Set([...found.ids, ...(changes.ids ?? [])]);
     if (changed.size === 0) return;
     await core.refreshFlags([...changed]);
     if (!mcp.isConnected()) return;
