@@ -11,12 +11,13 @@ import { MarkDeliveredRequest, ResolvePendingRequest } from '../../shared/protoc
 import type { PendingBlock } from '../../shared/schemas';
 import { textParts } from './history';
 import { deliveryAllowed } from '../workspaceTrust';
+import { DEFAULT_BUDGET_TOKENS } from '../../server/core/delivery/budgetDefault';
 
 /** How long any request on the send path may take before the message goes on without what it would answer. */
 export const RESOLVE_TIMEOUT_MS = 4000;
 
 export function blockBudget(): number {
-  return vscode.workspace.getConfiguration('sessionKnowledge').get<number>('blockTokenBudget', 8000);
+  return vscode.workspace.getConfiguration('sessionKnowledge').get<number>('blockTokenBudget', DEFAULT_BUDGET_TOKENS);
 }
 
 async function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => void = () => undefined): Promise<T> {

@@ -27,6 +27,7 @@ import type { NoteIndex } from './notes/noteIndex';
 import type { ReviewStore } from './review/reviewStore';
 import { UserTrustStore } from './review/userTrust';
 import { loadFolder, loadSources, type LoadScope } from './knowledgeSources';
+import { DEFAULT_BUDGET_TOKENS } from './delivery/budgetDefault';
 
 export interface CoreOptions {
   /** The workspace's first folder: it names the sessions store (null: no folder open). */
@@ -59,7 +60,6 @@ export interface CoreOptions {
   userTrust?: UserTrustStore;
 }
 
-export const DEFAULT_BUDGET_TOKENS = 8000;
 
 /** The rule an item is listed under when the scanner could not judge it: withheld, like a finding, until it is judged. */
 export const UNJUDGED = UNJUDGED_RULE;

@@ -14,6 +14,7 @@ import { checkPinnable } from '../pinPolicy';
 import { computeSignature, type SignatureItem } from './deliveredSignature';
 import { isNameFinding } from '../threat/names';
 import { MAX_KNOWLEDGE_BYTES, TRUNCATED_LINE, readKnowledgeFile } from '../notes/knowledgeFile';
+import { pinKind } from '../notes/pinKind';
 
 /** A finding as the block needs it; the scanner's findings carry more. */
 export interface BlockFinding {
@@ -71,11 +72,6 @@ export const MAX_PINNED_BYTES = MAX_KNOWLEDGE_BYTES;
 
 export const estimateTokens = (text: string): number => Math.ceil(text.length / 4);
 
-export function kindOfPin(id: string): PinnedContent['kind'] {
-  if (/^\.knowledge\/notes\/[^/]+\.md$/.test(id)) return 'note';
-  if (/^\.knowledge\/plans\/[^/]+\.md$/.test(id)) return 'plan';
-  return 'file';
-}
 
 /** Where a pinned id is on disk, after the pin policy: its absolute path and its path inside its folder. */
 export type PinLocation = { ok: true; path: string; rel: string } | { ok: false; reason: string };
@@ -112,8 +108,8 @@ export class PinnedFileReader {
    */
   async read(id: string): Promise<({ revision: string; text: string; truncated: boolean } | { error: string }) & { kind: PinnedContent['kind'] }> {
     const check = this.locate(id);
-    if (!check.ok) return { error: check.reason, kind: kindOfPin(id) };
-    const kind = kindOfPin(check.rel);
+    if (!check.ok) return { error: check.reason, kind: pinKind(id) };
+    const kind = pinKind(check.rel);
     const path = check.path;
     try {
       // Synchronous on purpose: a stat is microseconds, and 50 pins awaiting the thread pool cost more than they save.

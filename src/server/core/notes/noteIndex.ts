@@ -9,6 +9,9 @@ import { basename, join, relative, sep } from 'node:path';
 import type { KnowledgeItem, KnowledgeKind, StoreProblem } from '../../../shared/schemas';
 import { O_NOFOLLOW, assertConfined } from '../store/confinedPath';
 import { readKnowledgeFile, type KnowledgeRead } from './knowledgeFile';
+import { kindOfId } from './pinKind';
+
+export { kindOfId };
 
 export const KNOWLEDGE_DIR = '.knowledge';
 const REBUILD_CONCURRENCY = 64;
@@ -40,12 +43,6 @@ export function extractTitle(text: string): string | undefined {
     }
   }
   return undefined;
-}
-
-export function kindOfId(id: string): KnowledgeKind | undefined {
-  const m = /^\.knowledge\/(notes|plans)\/[^/]+\.md$/.exec(id);
-  if (!m) return undefined;
-  return m[1] === 'notes' ? 'note' : 'plan';
 }
 
 export function toId(workspaceFolder: string, absolutePath: string): string {
