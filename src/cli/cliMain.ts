@@ -49,13 +49,16 @@ Usage:
       pins' block), every note and plan as a resource; flagged items withheld. Logs go to stderr.
   session-knowledge --help | --version
 
-Options:
+Options (every command; a value may follow its option or be joined to it: --workspace DIR or --workspace=DIR):
   --workspace DIR   a workspace folder holding .knowledge/ (default: the nearest one from the current folder), or
                     a VS Code .code-workspace file (its folders; JSONC, paths relative to the file). Given more
                     than once, or a file of several folders: ids start with each folder's name
                     (infra/.knowledge/notes/x.md), as in a VS Code multi-root workspace
   --storage DIR     the extension's global storage (default: $SESSION_KNOWLEDGE_STORAGE, else VS Code's)
   --json            print JSON instead of text
+
+Bad arguments: one line on stderr (session-knowledge <command>: <problem>) and exit 2, in every command but the
+hook, which never blocks a prompt (one line, exit 0).
 `;
 
 /**
