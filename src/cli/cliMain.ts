@@ -57,8 +57,8 @@ Options (every command; a value may follow its option or be joined to it: --work
   --storage DIR     the extension's global storage (default: $SESSION_KNOWLEDGE_STORAGE, else VS Code's)
   --json            print JSON instead of text
 
-Bad arguments: one line on stderr (session-knowledge <command>: <problem>) and exit 2, in every command but the
-hook, which never blocks a prompt (one line, exit 0).
+Bad arguments: session-knowledge <command>: <problem> on stderr, then where the usage is, and exit 2 — in every
+command but the hook, which never blocks a prompt (one line on stderr, exit 0).
 `;
 
 /**
