@@ -4,7 +4,6 @@
  * as the language server (`KnowledgeCore`) on one workspace.
  */
 import type { StoreProblem } from '../shared/schemas';
-import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
@@ -15,7 +14,7 @@ import { hookCommand, installClaudeCodeHook, uninstallClaudeCodeHook } from '../
 import { AGENT_PINS_FILE } from '../server/core/agents/agentPins';
 import { MEMORY_FLAG, parseMemoryFlag } from '../server/core/memory/memoryFlag';
 import { readMemorySwitch } from '../server/core/memory/memorySwitch';
-import { findWorkspaceRoot } from './roots';
+import { WORKSPACE_OPTION, findWorkspaceRoot, workspaceFoldersArg } from './roots';
 import { writeFileAtomic } from '../server/core/store/atomicFile';
 import { RULESET_VERSION } from '../server/core/threat/threatScanner';
 import { agentStateDir } from '../server/core/agents/agentPaths';
@@ -35,7 +34,9 @@ import {
   type HookPrelude,
   type HookWitness,
 } from './hookFast';
-import { WorkspaceArgError, workspaceFoldersOf, type WorkspaceFolderArg } from './codeWorkspace';
+import type { WorkspaceFolderArg } from './codeWorkspace';
+import { CliUsageError, parseCommandArgs } from './cliArgs';
+
 
 export interface AgentIo {
   stdout: (s: string) => void;
@@ -46,56 +47,11 @@ export interface AgentIo {
   hook?: HookPrelude;
 }
 
-export class AgentUsageError extends Error {}
-
 /**
  * Tokens of the block a Claude Code hook prints, by default. Claude Code keeps hook output of up to 10,000
  * characters whole and replaces longer output with a preview; at ~4 characters a token, 2,400 tokens stay under.
  */
 export const HOOK_BUDGET_TOKENS = 2400;
-
-/** The workspace a command works on: `--workspace DIR`, else the nearest folder holding `.knowledge/`, else cwd. */
-function workspaceOf(opt: string | undefined, cwd: string): string {
-  const dir = opt ? resolve(cwd, opt) : (findWorkspaceRoot(cwd) ?? resolve(cwd));
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new AgentUsageError(`--workspace ${dir} is not a folder`);
-  return dir;
-}
-
-/**
- * The folders a command works on: every `--workspace` value (a folder, or a `.code-workspace` file's folders), in
- * order; without one, the nearest folder holding `.knowledge/`, else cwd. What a workspace file left out is told on stderr.
- */
-export function workspaceFoldersArg(values: readonly string[], cwd: string, stderr: (s: string) => void, quiet = false): WorkspaceFolderArg[] {
-  if (values.length === 0) return [{ path: workspaceOf(undefined, cwd) }];
-  try {
-    const { folders, notes, refusedNames } = workspaceFoldersOf(values, cwd);
-    // `quiet` (the hook): only a refused folder name is said, the person must learn why a folder is named otherwise.
-    for (const note of quiet ? refusedNames : notes) stderr(`session-knowledge: ${note}\n`);
-    if (folders.length === 0) throw new AgentUsageError(`${values.join(', ')} names no folder on this disk`);
-    return folders;
-  } catch (err) {
-    if (err instanceof WorkspaceArgError) throw new AgentUsageError(err.message);
-    throw err;
-  }
-}
-
-/** Options of `values` take a value; each may be given several times (`all`), `opts` keeps the last. */
-function splitArgs(args: readonly string[], values: readonly string[]): { positional: string[]; opts: Map<string, string>; all: Map<string, string[]> } {
-  const positional: string[] = [];
-  const opts = new Map<string, string>();
-  const all = new Map<string, string[]>();
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (values.includes(a)) {
-      const v = args[++i];
-      if (v === undefined || v.startsWith('--')) throw new AgentUsageError(`${a} needs a value`);
-      opts.set(a, v);
-      all.set(a, [...(all.get(a) ?? []), v]);
-    } else if (a.startsWith('--')) throw new AgentUsageError(`unknown option ${a}`);
-    else positional.push(a);
-  }
-  return { positional, opts, all };
-}
 
 /**
  * The core on a workspace: one folder (exactly as before), or several (`folders`, the first naming the sessions
@@ -118,9 +74,9 @@ export function openCore(workspace: string | readonly WorkspaceFolderArg[], stor
  * holds it, listed with its folder's name. Exit 1 when a pin was refused.
  */
 export async function runPins(command: 'pin' | 'unpin' | 'pins', args: readonly string[], io: AgentIo, storage: string): Promise<number> {
-  const { positional, all } = splitArgs(args, ['--workspace']);
-  const folders = workspaceFoldersArg(all.get('--workspace') ?? [], io.cwd, io.stderr);
-  if (command !== 'pins' && positional.length === 0) throw new AgentUsageError(`${command} needs at least one PATH`);
+  const { positionals: positional, values } = parseCommandArgs(command, args, WORKSPACE_OPTION, command !== 'pins');
+  const folders = workspaceFoldersArg(command, values.workspace ?? [], io.cwd, io.stderr);
+  if (command !== 'pins' && positional.length === 0) throw new CliUsageError(command, 'needs at least one PATH');
   // A pins.json that will not parse (moved aside) or cannot be read is said, never silently read as no pins.
   const core = openCore(folders, storage, { onProblem: (p) => io.stderr(`session-knowledge: ${p.message}\n`) });
   // Paths are given relative to where the command runs; pins are workspace-relative.
@@ -150,10 +106,10 @@ export { HOOK_STDIN_TIMEOUT_MS } from './hookFast';
  */
 export async function runClaudeCodeHook(args: readonly string[], io: AgentIo, storage: string): Promise<number> {
   try {
-    const { opts, all } = splitArgs(args, ['--budget-tokens', '--workspace']);
-    const budgetRaw = opts.get('--budget-tokens');
+    const { values } = parseCommandArgs('hook claude-code', args, { ...WORKSPACE_OPTION, 'budget-tokens': { type: 'string' } });
+    const budgetRaw = values['budget-tokens'];
     const budget = budgetRaw === undefined ? HOOK_BUDGET_TOKENS : Number(budgetRaw);
-    if (!Number.isInteger(budget) || budget < 200 || budget > 200_000) throw new Error(`--budget-tokens must be a whole number from 200 to 200000, not ${budgetRaw}`);
+    if (!Number.isInteger(budget) || budget < 200 || budget > 200_000) throw new CliUsageError('hook claude-code', `--budget-tokens must be a whole number from 200 to 200000, not ${budgetRaw}`);
     // The first stop (hookFast.ts) may have read stdin already.
     const raw = io.hook?.raw ?? (await readAll(io.stdin, HOOK_INPUT_LIMIT_BYTES, HOOK_STDIN_TIMEOUT_MS));
     let json: unknown;
@@ -183,10 +139,10 @@ export async function runClaudeCodeHook(args: readonly string[], io: AgentIo, st
     if (!moment) throw new Error(`hook event ${input.hook_event_name} is not one Session Knowledge answers (SessionStart, UserPromptSubmit)`);
     // `--workspace` (a folder or a .code-workspace file, repeatable): the agent pins of every folder it names;
     // else the nearest folder holding .knowledge/ from where Claude Code runs.
-    const given = all.get('--workspace') ?? [];
+    const given = values.workspace ?? [];
     const from = input.cwd ?? process.env.CLAUDE_PROJECT_DIR ?? io.cwd;
     const found = findWorkspaceRoot(from);
-    const folders = given.length > 0 ? workspaceFoldersArg(given, io.cwd, io.stderr, true) : found ? [{ path: found }] : [];
+    const folders = given.length > 0 ? workspaceFoldersArg('hook claude-code', given, io.cwd, io.stderr, true) : found ? [{ path: found }] : [];
     const workspace = folders[0]?.path;
     if (!workspace) return 0; // no .knowledge/ here: nothing to carry, nothing to say
     const sessionsIndexPath = agentSessionsPath(workspace);
@@ -204,7 +160,7 @@ export async function runClaudeCodeHook(args: readonly string[], io: AgentIo, st
         io.stderr(`session-knowledge hook: ${p.message.split('\n')[0]}\n`);
       },
     });
-    await Promise.all([core.loadForAgents(), verdicts.load()]);
+    await Promise.all([core.load('agents'), verdicts.load()]);
     // Memory (with the flag) follows the person's switch, mirrored by VS Code to the storage folder: off unless turned on.
     if (core.memory) await core.memory.configure((await readMemorySwitch(storage)).config);
     // A pin of a committed pins.json that the policy refuses (a secret, an outside file) is named for the person on
@@ -303,9 +259,9 @@ async function recordWitness(run: {
  * agent pins.
  */
 export async function runHookSetup(action: 'install' | 'uninstall', args: readonly string[], io: AgentIo, cliPath: string): Promise<number> {
-  const { positional, all } = splitArgs(args, ['--workspace']);
-  if (positional[0] !== 'claude-code' || positional.length !== 1) throw new AgentUsageError(`hook ${action} takes one agent: claude-code`);
-  const folders = workspaceFoldersArg(all.get('--workspace') ?? [], io.cwd, io.stderr);
+  const { positionals: positional, values } = parseCommandArgs(`hook ${action}`, args, WORKSPACE_OPTION, true);
+  if (positional[0] !== 'claude-code' || positional.length !== 1) throw new CliUsageError(`hook ${action}`, 'takes one agent: claude-code');
+  const folders = workspaceFoldersArg(`hook ${action}`, values.workspace ?? [], io.cwd, io.stderr);
   for (const { path: workspace } of folders) {
     const result = action === 'install' ? await installClaudeCodeHook(workspace, hookCommand(cliPath, process.execPath)) : await uninstallClaudeCodeHook(workspace);
     io.stdout(result.changed ? `${action === 'install' ? 'Installed' : 'Removed'} the Session Knowledge hooks in ${result.path}\n` : `${result.path} already ${action === 'install' ? 'has' : 'lacks'} the Session Knowledge hooks; nothing changed.\n`);

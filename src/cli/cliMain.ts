@@ -5,11 +5,12 @@ import { relative, resolve, sep } from 'node:path';
 import { ReviewStore } from '../server/core/review/reviewStore';
 import { defaultStoragePath } from '../server/core/store/paths';
 import type { Stats } from '../shared/schemas';
-import { scannedWorkspaceRoots } from './roots';
-import type { ScanHooks } from './scanFiles';
+import type { ScanArgs, ScanHooks } from './scanFiles';
 import { runScanWithWorkspaces, type ReviewOptions } from './scanCommand';
 import { KnowledgeCore } from '../server/core/knowledgeCore';
-import { AgentUsageError, runClaudeCodeHook, runHookSetup, runPins, workspaceFoldersArg } from './agentCommands';
+import { runClaudeCodeHook, runHookSetup, runPins } from './agentCommands';
+import { WORKSPACE_OPTION, scannedWorkspaceRoots, workspaceFoldersArg } from './roots';
+import { CliUsageError, USAGE_EXIT, parseCommandArgs, usageErrorText } from './cliArgs';
 
 export { defaultStoragePath };
 
@@ -48,16 +49,17 @@ Usage:
       pins' block), every note and plan as a resource; flagged items withheld. Logs go to stderr.
   session-knowledge --help | --version
 
-Options:
+Options (every command; a value may follow its option or be joined to it: --workspace DIR or --workspace=DIR):
   --workspace DIR   a workspace folder holding .knowledge/ (default: the nearest one from the current folder), or
                     a VS Code .code-workspace file (its folders; JSONC, paths relative to the file). Given more
                     than once, or a file of several folders: ids start with each folder's name
                     (infra/.knowledge/notes/x.md), as in a VS Code multi-root workspace
   --storage DIR     the extension's global storage (default: $SESSION_KNOWLEDGE_STORAGE, else VS Code's)
   --json            print JSON instead of text
-`;
 
-class UsageError extends Error {}
+Bad arguments: session-knowledge <command>: <problem> on stderr, then where the usage is, and exit 2 — in every
+command but the hook, which never blocks a prompt (one line on stderr, exit 0).
+`;
 
 /**
  * Reviews ("reviewed — not a threat"): this person's own record (per user, `review/userTrust.ts`) clears a finding;
@@ -65,7 +67,7 @@ class UsageError extends Error {}
  * workspace of a scanned path is found from that path, not from the current folder, so `scan some/repo/.knowledge`
  * run from a parent folder honours the reviews of some/repo.
  */
-export async function reviewsFor(args: readonly string[], cwd: string, options: ReviewOptions = { acceptRepository: false }): Promise<ScanHooks> {
+export async function reviewsFor(args: Pick<ScanArgs, 'paths' | 'jsonl'>, cwd: string, options: ReviewOptions = { acceptRepository: false }): Promise<ScanHooks> {
   const roots = scannedWorkspaceRoots(args, cwd);
   const stores = new Map<string, ReviewStore>();
   for (const root of roots) {
@@ -84,22 +86,6 @@ export async function reviewsFor(args: readonly string[], cwd: string, options: 
   };
 }
 
-function parseOptions(args: string[], known: Record<string, 'value' | 'flag'>): Record<string, string | true> {
-  const out: Record<string, string | true> = {};
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    const kind = known[arg];
-    if (!kind) throw new UsageError(`unknown option ${arg}`);
-    if (kind === 'flag') out[arg] = true;
-    else {
-      const value = args[++i];
-      if (value === undefined || value.startsWith('--')) throw new UsageError(`${arg} needs a value`);
-      out[arg] = value;
-    }
-  }
-  return out;
-}
-
 export function formatStatsText(stats: Stats): string {
   const lines = [
     `workspace   ${stats.workspaceFolder ?? '(none)'}`,
@@ -116,22 +102,15 @@ export function formatStatsText(stats: Stats): string {
 }
 
 async function stats(args: string[], io: CliIo): Promise<number> {
-  // --workspace may be given several times (or name a .code-workspace file): taken out before the other options.
-  const workspaces: string[] = [];
-  const rest: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    if (args[i] !== '--workspace') rest.push(args[i]!);
-    else if (args[i + 1] === undefined || args[i + 1]!.startsWith('--')) throw new UsageError('--workspace needs a value');
-    else workspaces.push(args[++i]!);
-  }
-  const opts = parseOptions(rest, { '--storage': 'value', '--json': 'flag' });
+  // --workspace may be given several times (or name a .code-workspace file).
+  const { values: opts } = parseCommandArgs('stats', args, { ...WORKSPACE_OPTION, storage: { type: 'string' }, json: { type: 'boolean' } });
   // Without --workspace: the current folder, as ever.
-  const folders = workspaceFoldersArg(workspaces.length > 0 ? workspaces : ['.'], io.cwd, io.stderr);
-  const storage = typeof opts['--storage'] === 'string' ? resolve(io.cwd, opts['--storage']) : defaultStoragePath();
+  const folders = workspaceFoldersArg('stats', opts.workspace?.length ? opts.workspace : ['.'], io.cwd, io.stderr);
+  const storage = opts.storage !== undefined ? resolve(io.cwd, opts.storage) : defaultStoragePath();
   const core = new KnowledgeCore({ workspaceFolder: folders[0]!.path, ...(folders.length > 1 ? { workspaceFolders: folders } : {}), globalStoragePath: storage });
   await core.load();
   const result = await core.stats();
-  io.stdout(opts['--json'] ? `${JSON.stringify(result, null, 2)}\n` : formatStatsText(result));
+  io.stdout(opts.json ? `${JSON.stringify(result, null, 2)}\n` : formatStatsText(result));
   return result.problems.length > 0 ? 1 : 0;
 }
 
@@ -160,15 +139,15 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         const [sub, ...more] = rest;
         if (sub === 'claude-code') return await runClaudeCodeHook(more, io, defaultStoragePath());
         if (sub === 'install' || sub === 'uninstall') return await runHookSetup(sub, more, io, resolve(process.argv[1] ?? 'session-knowledge'));
-        throw new UsageError('hook takes: claude-code | install claude-code | uninstall claude-code');
+        throw new CliUsageError('hook', 'takes: claude-code | install claude-code | uninstall claude-code');
       }
       default:
-        throw new UsageError(`unknown command ${command}`);
+        throw new CliUsageError('', `unknown command ${command}`);
     }
   } catch (err) {
-    if (err instanceof UsageError || err instanceof AgentUsageError) {
-      io.stderr(`session-knowledge: ${err.message}\nRun session-knowledge --help for usage.\n`);
-      return 2;
+    if (err instanceof CliUsageError) {
+      io.stderr(usageErrorText(err));
+      return USAGE_EXIT;
     }
     io.stderr(`session-knowledge: ${(err as Error)?.message ?? String(err)}\n`);
     return 2;

@@ -7,6 +7,7 @@
  * else → dist/cli-main.js (src/cli/cliMain.ts).
  */
 import { createRequire } from 'node:module';
+import { CliUsageError, USAGE_EXIT, parseCommandArgs, usageErrorText } from './cliArgs';
 
 const load = createRequire(__filename);
 const argv = process.argv.slice(2);
@@ -18,11 +19,15 @@ const LSP_USAGE = `Usage: session-knowledge lsp --stdio
 
 if (argv[0] === 'lsp') {
   // In this mode stdout carries the protocol: nothing else may be written to it once the server runs.
-  if (argv.length === 2 && argv[1] === '--stdio') load('./server.js');
-  else if (argv.length === 2 && (argv[1] === '--help' || argv[1] === '-h')) process.stdout.write(LSP_USAGE);
-  else {
-    process.stderr.write(`session-knowledge lsp: ${argv.length === 1 ? 'say which transport' : `unsupported argument ${argv.slice(1).join(' ')}`}; only --stdio is supported.\n${LSP_USAGE}`);
-    process.exitCode = 2;
+  try {
+    const { values } = parseCommandArgs('lsp', argv.slice(1), { stdio: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } });
+    if (values.help) process.stdout.write(LSP_USAGE);
+    else if (values.stdio) load('./server.js');
+    else throw new CliUsageError('lsp', 'say which transport');
+  } catch (err) {
+    if (!(err instanceof CliUsageError)) throw err;
+    process.stderr.write(`${usageErrorText(new CliUsageError('lsp', `${err.message}; only --stdio is supported`))}${LSP_USAGE}`);
+    process.exitCode = USAGE_EXIT;
   }
 } else {
   const io = {

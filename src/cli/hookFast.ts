@@ -35,6 +35,7 @@ import { MEMORY_FLAG, parseMemoryFlag } from '../server/core/memory/memoryFlag';
 import { createRequire } from 'node:module';
 import { findWorkspaceRoot } from './roots';
 import { codeCacheState, requireWithCodeCache } from './codeCache';
+import { parseCommandArgs } from './cliArgs';
 
 /** How long the hook waits for its input on stdin before it gives up (prints nothing, exits 0). */
 export const HOOK_STDIN_TIMEOUT_MS = 10_000;
@@ -239,8 +240,13 @@ export function parseHookInput(raw: string): { sessionId: string; event: string;
 /** The arguments the first stop understands: none, or a valid `--budget-tokens N` (the budget never changes what is owed). */
 function fastArgs(args: readonly string[]): boolean {
   if (args.length === 0) return true;
-  if (args.length !== 2 || args[0] !== '--budget-tokens' || args[1]!.startsWith('--')) return false;
-  const n = Number(args[1]);
+  let values: { 'budget-tokens'?: string };
+  try {
+    values = parseCommandArgs('hook claude-code', args, { 'budget-tokens': { type: 'string' } }).values;
+  } catch {
+    return false; // the full hook says what is wrong
+  }
+  const n = Number(values['budget-tokens']);
   return Number.isInteger(n) && n >= 200 && n <= 200_000;
 }
 

@@ -18,6 +18,7 @@ import { scanKnowledgeText } from '../server/core/threat/scanForBlock';
 import { nameFindings } from '../server/core/threat/names';
 import { hashContent, RULESET_VERSION, type ThreatFinding } from '../server/core/threat/threatScanner';
 import { MAX_KNOWLEDGE_BYTES, readKnowledgeFileSync } from '../server/core/notes/knowledgeFile';
+import { CliUsageError, USAGE_EXIT, parseCommandArgs, usageErrorText } from './cliArgs';
 
 export interface ScanIo {
   stdout: (s: string) => void;
@@ -69,41 +70,59 @@ Exit status: 0 nothing flagged, 1 something flagged, 2 bad input.
 const SCANNED_EXT = new Set(['.md', '.markdown', '.json', '.jsonl']);
 const SKIP_DIRS = new Set(['node_modules', '.git']);
 
-/** Entry point used by `src/cli/cliMain.ts`: `runScan(argv.slice(1), io)`. Resolves to the exit status. */
-export async function runScan(args: string[], io: ScanIo, hooks: ScanHooks = {}): Promise<number> {
-  const paths: string[] = [];
-  let jsonl: string | undefined;
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === '-h' || a === '--help') {
-      io.stdout(HELP);
-      return 0;
-    } else if (a === '--jsonl') {
-      const v = args[++i];
-      if (v === undefined) {
-        io.stderr('scan: --jsonl needs a file (or - for stdin)\n');
-        return 2;
-      }
-      jsonl = v;
-    } else if (a.startsWith('--jsonl=')) {
-      jsonl = a.slice('--jsonl='.length);
-    } else if (a === '--') {
-      paths.push(...args.slice(i + 1));
-      break;
-    } else if (a.startsWith('-') && a !== '-') {
-      io.stderr(`scan: unknown option ${a}\n${HELP}`);
-      return 2;
-    } else paths.push(a);
-  }
-  if (jsonl !== undefined) {
-    if (paths.length) {
-      io.stderr('scan: --jsonl takes no PATH arguments\n');
-      return 2;
-    }
-    return scanJsonlStream(jsonl, io);
-  }
-  return scanPaths(paths, io, hooks);
+/** The options of `scan` (see HELP), parsed by the one CLI parser (`cliArgs.ts`). */
+const SCAN_OPTIONS = {
+  workspace: { type: 'string', multiple: true },
+  jsonl: { type: 'string' },
+  'accept-repository-reviews': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** A `scan` command's arguments. `workspaces` are expanded into `paths` by `runScanWithWorkspaces` (scanCommand.ts). */
+export interface ScanArgs {
+  paths: string[];
+  workspaces: string[];
+  jsonl?: string;
+  acceptRepository: boolean;
+  help: boolean;
 }
+
+/** Parses a `scan` command's arguments; throws a `CliUsageError` when they are wrong. */
+export function parseScanArgs(args: readonly string[]): ScanArgs {
+  const { values, positionals } = parseCommandArgs('scan', args, SCAN_OPTIONS, true);
+  if (values.jsonl !== undefined && positionals.length > 0) throw new CliUsageError('scan', '--jsonl takes no PATH arguments');
+  return {
+    paths: positionals,
+    workspaces: values.workspace ?? [],
+    ...(values.jsonl !== undefined ? { jsonl: values.jsonl } : {}),
+    acceptRepository: values['accept-repository-reviews'] === true,
+    help: values.help === true,
+  };
+}
+
+/**
+ * Scans what a `scan` command names (its arguments, or as parsed with its workspaces already expanded). Resolves to
+ * the exit status.
+ */
+export async function runScan(args: readonly string[] | ScanArgs, io: ScanIo, hooks: ScanHooks = {}): Promise<number> {
+  let parsed: ScanArgs;
+  try {
+    parsed = isScanArgs(args) ? args : parseScanArgs(args);
+    if (parsed.workspaces.length > 0 && !isScanArgs(args)) throw new CliUsageError('scan', '--workspace is read by session-knowledge scan, not here');
+  } catch (err) {
+    if (!(err instanceof CliUsageError)) throw err;
+    io.stderr(usageErrorText(err));
+    return USAGE_EXIT;
+  }
+  if (parsed.help) {
+    io.stdout(HELP);
+    return 0;
+  }
+  if (parsed.jsonl !== undefined) return scanJsonlStream(parsed.jsonl, io);
+  return scanPaths(parsed.paths, io, hooks);
+}
+
+const isScanArgs = (a: readonly string[] | ScanArgs): a is ScanArgs => !Array.isArray(a);
 
 // ---------------------------------------------------------------------------------------------------------
 // --jsonl mode

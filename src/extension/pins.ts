@@ -3,14 +3,16 @@
  * in api.ts: api.ts is types only, because it ships as dist/api.d.ts and no shipped module exports functions.
  */
 import type { Pins } from './api';
+import { pinKind } from '../server/core/notes/pinKind';
 
 /** Splits a flat list of pinned ids into the API's shape. */
 export function toPins(ids: readonly string[]): Pins {
   const pins: Pins = { notes: [], plans: [], files: [] };
   for (const id of ids) {
     // A folder's name may start the id (a workspace of several folders).
-    if (/^(?:[^/]+\/)?\.knowledge\/notes\/[^/]+\.md$/.test(id)) pins.notes.push(id);
-    else if (/^(?:[^/]+\/)?\.knowledge\/plans\/[^/]+\.md$/.test(id)) pins.plans.push(id);
+    const kind = pinKind(id, true);
+    if (kind === 'note') pins.notes.push(id);
+    else if (kind === 'plan') pins.plans.push(id);
     else pins.files!.push(id);
   }
   return pins;

@@ -22,6 +22,7 @@ import {
   writeInstructionFile,
 } from '../../server/core/agents/copilotInstructions';
 import { LinkedPathError } from '../../server/core/store/confinedPath';
+import { pinKind } from '../../server/core/notes/pinKind';
 import { blockBudget } from '../chat/knowledgeSend';
 import type { ServerEvents } from '../serverEvents';
 import type { GuardedSettings } from '../guardedSettings';
@@ -36,7 +37,6 @@ export const SHARE_SETTING = 'shareWithCopilot';
 /** workspaceState: the `.git/info/exclude` offer was made once in this workspace. */
 const EXCLUDE_OFFERED_KEY = 'sessionKnowledge.copilotExcludeOffered';
 /** Notes and plans: the server's index announces their edits (ItemsChanged); other pinned files are watched here. */
-const INDEXED = /^\.knowledge\/(notes|plans)\/[^/]+\.md$/;
 /** Changes are gathered for this long before the file is brought up to date. */
 const DEBOUNCE_MS = 250;
 
@@ -226,7 +226,7 @@ export class CopilotShare implements vscode.Disposable {
   /** Keeps one watcher per pinned file that is not an indexed note or plan: an edit there changes the block too. */
   private watchPinnedFiles(pins: readonly string[]): void {
     const folder = this.deps.folder;
-    const wanted = new Set(folder ? pins.filter((id) => !INDEXED.test(id)) : []);
+    const wanted = new Set(folder ? pins.filter((id) => pinKind(id) === 'file') : []);
     for (const [id, watcher] of this.fileWatchers) {
       if (!wanted.has(id)) {
         watcher.dispose();

@@ -12,6 +12,7 @@ import type { PendingBlock } from '../../shared/sessionSchemas';
 import { textParts } from './history';
 import { deliveryAllowed } from '../workspaceTrust';
 import { ModelRatios, resolveFitted } from './resolveFitted';
+import { DEFAULT_BUDGET_TOKENS } from '../../server/core/delivery/budgetDefault';
 
 /** Each model's tokens per character, learned from its own counts (see `resolveFitted`). */
 const modelRatios = new ModelRatios();
@@ -20,7 +21,7 @@ const modelRatios = new ModelRatios();
 export const RESOLVE_TIMEOUT_MS = 4000;
 
 export function blockBudget(): number {
-  return vscode.workspace.getConfiguration('sessionKnowledge').get<number>('blockTokenBudget', 8000);
+  return vscode.workspace.getConfiguration('sessionKnowledge').get<number>('blockTokenBudget', DEFAULT_BUDGET_TOKENS);
 }
 
 async function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => void = () => undefined): Promise<T> {

@@ -9,7 +9,7 @@
  */
 import type { RequestType } from 'vscode-languageserver-protocol';
 import { ResolvePendingRequest } from '../../shared/protocol';
-import type { PendingBlock, ResolveParams } from '../../shared/schemas';
+import type { PendingBlock, ResolveParams } from '../../shared/sessionSchemas';
 
 /** Sends one request (the extension: `requestWithTimeout`). */
 export type ResolveAsk = <P, R>(type: RequestType<P, R, void>, params: P) => Promise<R>;

@@ -41,6 +41,7 @@ import type { PanelHost } from './panelHost';
 import { panelHtml, panelResourceRoots } from './panelHtml';
 import { PanelStateBuilder, errorMessage, inboxCounts, inboxPage, isMethodNotFound, mergeTargets, resolveTitles, toRows } from './panelState';
 import { SeenStore } from './seenStore';
+import { blockBudget } from '../chat/knowledgeSend';
 import { exportFileName, scopeName } from '../memory/memoryCommands';
 
 export type { PanelHost } from './panelHost';
@@ -89,7 +90,7 @@ class KnowledgePanelProvider implements vscode.WebviewViewProvider, vscode.Dispo
     private readonly host: PanelHost,
   ) {
     this.seen = new SeenStore(context.globalState);
-    this.states = new PanelStateBuilder(host.client, this.seen, () => vscode.workspace.getConfiguration('sessionKnowledge').get<number>('blockTokenBudget', 8000), sessionRetentionDays);
+    this.states = new PanelStateBuilder(host.client, this.seen, blockBudget, sessionRetentionDays);
     this.disposables.push(host.onDidChange(() => this.scheduleRefresh()));
     this.handlers = this.createHandlers();
   }

@@ -27,6 +27,8 @@ import { WorkspaceRoots, type KnowledgeFolder } from './workspaceRoots';
 import type { NoteIndex } from './notes/noteIndex';
 import type { ReviewStore } from './review/reviewStore';
 import { UserTrustStore } from './review/userTrust';
+import { loadFolder, loadSources, type LoadScope } from './knowledgeSources';
+import { DEFAULT_BUDGET_TOKENS } from './delivery/budgetDefault';
 
 export interface CoreOptions {
   /** The workspace's first folder: it names the sessions store (null: no folder open). */
@@ -59,7 +61,6 @@ export interface CoreOptions {
   userTrust?: UserTrustStore;
 }
 
-export const DEFAULT_BUDGET_TOKENS = 8000;
 
 /** The rule an item is listed under when the scanner could not judge it: withheld, like a finding, until it is judged. */
 export const UNJUDGED = UNJUDGED_RULE;
@@ -149,31 +150,20 @@ export class KnowledgeCore {
     await this.judging.catch(() => undefined);
   }
 
-  /** Loads every source. A source that fails is reported and left out; it never blanks the others. */
-  load(): Promise<void> {
-    const run = this.loadNow();
-    this.judging = run;
+  /**
+   * The one loader (`knowledgeSources.ts`): what `scope` needs — `all` (sessions, notes, reviews, every item judged),
+   * `agents` (sessions and reviews: the hook reads only what it sends), `knowledge` (notes and reviews, judged: the MCP
+   * server). A source that fails is reported and left out; it never blanks the others.
+   */
+  load(scope: LoadScope = 'all'): Promise<void> {
+    const run = loadSources(this, scope, (p) => this.problem(p));
+    if (scope !== 'agents') this.judging = run;
     return run;
   }
 
-  private async loadNow(): Promise<void> {
-    const [sessions] = await Promise.allSettled([this.sessions.open(), ...this.folders.all.map((f) => this.loadFolder(f))]);
-    if (sessions.status === 'rejected') {
-      this.problem({ source: 'sessions', path: this.sessions.indexPath, message: `Could not load sessions: ${(sessions.reason as Error)?.message ?? String(sessions.reason)}`, at: new Date().toISOString() });
-    }
-    await this.refreshFlags();
-  }
-
   /** One folder's notes and reviews; each that fails is reported and left out. */
-  private async loadFolder(folder: KnowledgeFolder): Promise<void> {
-    const results = await Promise.allSettled([folder.notes.rebuild(), folder.reviews.load()]);
-    const names = ['notes', 'reviews'];
-    results.forEach((r, i) => {
-      if (r.status === 'rejected') {
-        this.problem({ source: names[i] ?? 'unknown', path: folder.path, message: `Could not load ${names[i]} of ${folder.path}: ${(r.reason as Error)?.message ?? String(r.reason)}`, at: new Date().toISOString() });
-      }
-    });
-    for (const p of folder.notes.problems) this.problem(p);
+  private loadFolder(folder: KnowledgeFolder): Promise<void> {
+    return loadFolder(folder, (p) => this.problem(p));
   }
 
   /**
@@ -429,17 +419,6 @@ export class KnowledgeCore {
       return { sessions, agents };
     } catch (err) {
       return { sessions, agents: 0, agentsError: (err as Error)?.message ?? String(err) };
-    }
-  }
-
-  /**
-   * What an agent process needs before it can deliver: sessions and reviews (verdicts), not the note index or a
-   * judgement of every file. A hook runs on every prompt; it reads only what it sends.
-   */
-  async loadForAgents(): Promise<void> {
-    const results = await Promise.allSettled([this.sessions.open(), ...this.folders.all.map((f) => f.reviews.load())]);
-    for (const r of results) {
-      if (r.status === 'rejected') this.problem({ source: 'agents', path: this.sessions.indexPath, message: `Could not load: ${(r.reason as Error)?.message ?? String(r.reason)}`, at: new Date().toISOString() });
     }
   }
 

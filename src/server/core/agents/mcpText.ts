@@ -4,7 +4,7 @@
  * in for a flagged item, and the answer when nothing is pinned. Pure: no `vscode`, no SDK, no disk.
  */
 import { sha256Hex } from '../sha256Hex';
-import { kindOfId } from '../notes/noteIndex';
+import { kindOfId } from '../notes/pinKind';
 import type { KnowledgeItem } from '../../../shared/schemas';
 
 export const RESOURCE_SCHEME = 'session-knowledge';

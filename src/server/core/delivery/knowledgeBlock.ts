@@ -15,6 +15,7 @@ import { computeSignature, type SignatureItem } from './deliveredSignature';
 import { isNameFinding } from '../threat/names';
 import { MAX_KNOWLEDGE_BYTES, TRUNCATED_LINE } from '../notes/knowledgeFile';
 import { RevisionReader } from '../notes/revisionReader';
+import { pinKind } from '../notes/pinKind';
 
 /** A finding as the block needs it; the scanner's findings carry more. */
 export interface BlockFinding {
@@ -78,12 +79,6 @@ export const DEFAULT_TOKENS_PER_CHAR = 0.25;
 /** Tokens of `text` at `tokensPerChar` (the default is exactly `estimateTokens`). */
 const tokensAt = (tokensPerChar: number) => (tokensPerChar === DEFAULT_TOKENS_PER_CHAR ? estimateTokens : (text: string): number => Math.ceil(text.length * tokensPerChar));
 
-export function kindOfPin(id: string): PinnedContent['kind'] {
-  if (/^\.knowledge\/notes\/[^/]+\.md$/.test(id)) return 'note';
-  if (/^\.knowledge\/plans\/[^/]+\.md$/.test(id)) return 'plan';
-  return 'file';
-}
-
 /** Where a pinned id is on disk, after the pin policy: its absolute path and its path inside its folder. */
 export type PinLocation = { ok: true; path: string; rel: string } | { ok: false; reason: string };
 
@@ -117,8 +112,8 @@ export class PinnedFileReader {
    */
   async read(id: string): Promise<({ revision: string; text: string; truncated: boolean } | { error: string }) & { kind: PinnedContent['kind'] }> {
     const check = this.locate(id);
-    if (!check.ok) return { error: check.reason, kind: kindOfPin(id) };
-    const kind = kindOfPin(check.rel);
+    if (!check.ok) return { error: check.reason, kind: pinKind(id) };
+    const kind = pinKind(check.rel);
     const path = check.path;
     try {
       // Synchronous on purpose: a stat is microseconds, and 50 pins awaiting the thread pool cost more than they save.

@@ -9,6 +9,9 @@ import type { KnowledgeItem, KnowledgeKind, StoreProblem } from '../../../shared
 import { O_NOFOLLOW, assertConfined } from '../store/confinedPath';
 import type { KnowledgeRead } from './knowledgeFile';
 import { RevisionReader } from './revisionReader';
+import { kindOfId } from './pinKind';
+
+export { kindOfId };
 
 export const KNOWLEDGE_DIR = '.knowledge';
 const REBUILD_CONCURRENCY = 64;
@@ -36,12 +39,6 @@ export function extractTitle(text: string): string | undefined {
     }
   }
   return undefined;
-}
-
-export function kindOfId(id: string): KnowledgeKind | undefined {
-  const m = /^\.knowledge\/(notes|plans)\/[^/]+\.md$/.exec(id);
-  if (!m) return undefined;
-  return m[1] === 'notes' ? 'note' : 'plan';
 }
 
 export function toId(workspaceFolder: string, absolutePath: string): string {

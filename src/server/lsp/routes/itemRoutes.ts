@@ -20,6 +20,7 @@ import {
 } from '../../../shared/protocol';
 import { MemoryChangedNotification } from '../../../shared/memoryProtocol';
 import { route } from '../routing';
+import { followChangedFiles } from '../../core/knowledgeSources';
 import type { ServerContext } from './routeContext';
 import type { Diagnostics } from './threatRoutes';
 import { findingSpans } from '../../core/notes/findingExcerpts';
@@ -104,43 +105,17 @@ export function registerItemRoutes(ctx: ServerContext, diagnostics: Diagnostics)
   connection.onNotification(DidChangeWatchedFilesNotification.type, (params) =>
     enqueue('Could not follow changed files', async () => {
       const c = ctx.current();
-      if (!c || c.folders.all.length === 0) return;
-      const changed: string[] = [];
-      const paths = params.changes.map((ch) => pathOfUri(ch.uri)).filter((p): p is string => p !== undefined && !p.endsWith('sessions.json'));
-      for (const path of paths) {
-        const at = c.folders.ofPath(path);
-        if (at && (await at.folder.notes.refreshPath(path))) changed.push(c.folders.idOf(at.folder, at.rel));
-      }
-      // A folder rename or delete arrives as one event for the folder: rescan the folders it touched to be sure.
-      // (Only the folder's own .knowledge/: the client's glob also sees nested ones, which are not indexed.)
-      const touched = new Set(
-        paths
-          .filter((p) => !p.endsWith('.md'))
-          .map((p) => c.folders.ofPath(p))
-          .filter((at) => at !== undefined && (at.rel === '.knowledge' || at.rel.startsWith('.knowledge/')))
-          .map((at) => at!.folder),
-      );
-      for (const folder of touched) for (const rel of await folder.notes.rebuild()) changed.push(c.folders.idOf(folder, rel));
-      // A folder's memory.jsonl changed (a pull, a teammate's entries, another window): load and scan it again.
-      if (c.memory && c.folders.all.some((f) => paths.includes(join(f.path, '.knowledge', 'memory.jsonl')))) {
-        try {
-          await c.memory.reload('project');
-        } catch (err) {
-          connection.console.warn(`Could not reload project memory: ${(err as Error).message}`);
-        }
+      if (!c) return;
+      const paths = params.changes.map((ch) => pathOfUri(ch.uri)).filter((p): p is string => p !== undefined);
+      // The one files-changed path (`core/knowledgeSources.ts`), shared with the MCP server.
+      const found = await followChangedFiles(c, paths, (m) => connection.console.warn(m));
+      if (found.memory) {
         void connection.sendNotification(MemoryChangedNotification.type, {});
         void connection.sendNotification(StoreChangedNotification.type, {});
       }
-      // A folder's reviews.json changed (a pull, another window): reload it and judge everything again.
-      const reviewed = c.folders.all.filter((f) => paths.includes(join(f.path, '.knowledge', 'reviews.json')));
-      if (reviewed.length > 0) {
-        for (const f of reviewed) await f.reviews.load();
-        await diagnostics.publishFromDisk();
-        changed.push(...c.listItems().map((i) => i.id));
-      } else if (changed.length > 0) {
-        await diagnostics.publishFromDisk(changed);
-      }
-      if (changed.length > 0) void connection.sendNotification(ItemsChangedNotification.type, { ids: [...new Set(changed)] });
+      if (found.reviews) await diagnostics.publishFromDisk();
+      else if (found.ids.length > 0) await diagnostics.publishFromDisk(found.ids);
+      if (found.ids.length > 0) void connection.sendNotification(ItemsChangedNotification.type, { ids: found.ids });
     }),
   );
 
