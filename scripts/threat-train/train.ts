@@ -26,7 +26,8 @@ import { lowerSameLength, maxWindowScore, scoreWindows, type LinearModel } from 
 import { findIntents } from '../../src/server/core/threat/intent/intent';
 import { normalizeForMatching } from '../../src/server/core/threat/normalize';
 import { RULES_BY_ID } from '../../src/server/core/threat/rules';
-import { scanText } from '../../src/server/core/threat/threatScanner';
+import { scanKnowledgeText } from '../../src/server/core/threat/judgement';
+import { isUngated } from '../../src/server/core/threat/closerPolicy';
 import { seededRandom } from '../../test/helpers/hostile';
 
 const ROOT = resolve(process.cwd());
@@ -313,10 +314,12 @@ const evidence = new Map<Prepared, Evidence>();
 function evidenceOf(p: Prepared): Evidence {
   let e = evidence.get(p);
   if (!e) {
-    const findings = scanText(p.ex.text, { learned: false });
-    const gated = new Set(findings.filter((f) => RULES_BY_ID.get(f.ruleId)?.kind === 'pattern').map((f) => f.ruleId));
+    // the product's findings before the learned stage (the judgement's scan with the model off): an ungated rule
+    // (our closer policy, closerPolicy.ts) counts on its own, as a detector does, and gets no gate
+    const findings = scanKnowledgeText(p.ex.text, { learned: false });
+    const gated = new Set(findings.filter((f) => RULES_BY_ID.get(f.ruleId)?.kind === 'pattern' && !isUngated(f.ruleId)).map((f) => f.ruleId));
     for (const h of findIntents(normalizeForMatching(p.ex.text).text)) gated.add(h.id);
-    e = { gated: [...gated], detector: findings.some((f) => RULES_BY_ID.get(f.ruleId)?.kind === 'detector') };
+    e = { gated: [...gated], detector: findings.some((f) => RULES_BY_ID.get(f.ruleId)?.kind === 'detector' || isUngated(f.ruleId)) };
     evidence.set(p, e);
   }
   return e;

@@ -14,7 +14,7 @@
 // Synchronous reads: a scan reads its files one after another, and `fs/promises` would cost every run its start-up.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, isAbsolute, join, relative, resolve } from 'node:path';
-import { scanKnowledgeText } from '../server/core/threat/scanForBlock';
+import { scanKnowledgeText } from '../server/core/threat/judgement';
 import { nameFindings } from '../server/core/threat/names';
 import { hashContent, RULESET_VERSION, type ThreatFinding } from '../server/core/threat/threatScanner';
 import { MAX_KNOWLEDGE_BYTES, readKnowledgeFileSync } from '../server/core/notes/knowledgeFile';

@@ -14,7 +14,7 @@ import { UNJUDGED_RULE, type KnowledgeItem, type KnowledgeKind, type Stats, type
 import type { FolderSpec } from './workspaceFolders';
 import { SessionService } from './delivery/sessionService';
 import { PinnedFileReader, type ScanFn } from './delivery/knowledgeBlock';
-import { defaultScan } from './threat/scanForBlock';
+import { defaultScan } from './threat/judgement';
 import { nameFindings, type NameFinding } from './threat/names';
 import { ThreatModelUnavailableError } from './threat/model/classifier';
 import { RULESET_VERSION, type ThreatFinding } from './threat/threatScanner';

@@ -8,7 +8,7 @@
  * workspace, with the same atomic, locked files as the extension's (`SessionStore`). Pure Node, no `vscode`.
  */
 import { VerdictStore } from '../threat/verdictStore';
-import { defaultScan } from '../threat/scanForBlock';
+import { defaultScan } from '../threat/judgement';
 import type { ThreatFinding } from '../threat/threatScanner';
 import type { ScanFn } from '../delivery/knowledgeBlock';
 
