@@ -87,3 +87,13 @@ test('a replayed section that ends with the line break the block added is judged
   const unreviewed = judge({ kind: 'text', id: 'a.md', text: `${file}\n`, replayed: true, reviews: () => ({ cleared: false }) });
   assert.equal(unreviewed.flagged, true);
 });
+
+test("the rule's trained gate still decides closers of envelopes that are not ours (a spec quoting </untrusted>), and the verdict says so", () => {
+  const text = 'The closing tag </untrusted> in the spec example is escaped before rendering.';
+  const v = judge({ kind: 'text', text }, { explain: true });
+  assert.equal(v.flagged, false);
+  const veto = v.vetoed?.find((x) => x.ruleId === 'forged.envelope-close');
+  assert.ok(veto, 'vetoed by its gate');
+  assert.equal(text.slice(veto.start, veto.end), '</untrusted>');
+  assert.ok(veto.score < veto.gate);
+});

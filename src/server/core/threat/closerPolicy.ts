@@ -2,10 +2,10 @@
  * Our closer policy, in one place: a closer of our own envelope (`</knowledge-untrusted>` in any spelling the
  * envelope gate folds: separator runs, fullwidth, zero-width, homoglyphs) is a `forged.envelope-close` finding,
  * and that finding is UNGATED: the learned stage never vetoes it, however benign the rest of the text reads
- * (a note that closes our envelope is out of place whatever it says). The scan loop (`textScan.ts`) skips the
- * model's gate for these rules, training (`scripts/threat-train/train.ts`) counts them as it counts detectors and
- * trains no gate for them, and the judgement (`judgement.ts`) adds the look-alike closers the rule set did not
- * already flag at the same place. Pure: no `vscode`.
+ * (a note that closes our envelope is out of place whatever it says). The scan loop (`textScan.ts`) keeps the
+ * rule's matches over our closers whatever the model's gate says and adds the look-alike closers the rules did not
+ * match; training (`scripts/threat-train/train.ts`) counts them as it counts detectors, so the rule's trained gate
+ * is what decides its other matches (closers of envelopes that are not ours). Pure: no `vscode`.
  */
 import { findEnvelopeMarkers } from './envelope';
 import { ruleMeta } from './rules';
@@ -13,11 +13,15 @@ import type { ThreatFinding } from './textScan';
 
 const CLOSE_RULE = ruleMeta('forged.envelope-close');
 
-/** Rules the learned stage never vetoes (a gate in the model's data for one of them is ignored). */
-const UNGATED: ReadonlySet<string> = new Set([CLOSE_RULE.id]);
-
-/** Whether the learned stage may veto a finding of this rule (see the module's comment). */
-export const isUngated = (ruleId: string): boolean => UNGATED.has(ruleId);
+/**
+ * Whether the learned stage may veto this finding in `text` (the text the finding's span is in): a
+ * `forged.envelope-close` finding over a closer of OUR envelope is never vetoed. The rule's other matches (closers of
+ * envelopes that are not ours, e.g. `</untrusted>` quoted in a spec) keep their trained gate.
+ */
+export function isUngated(text: string, finding: { readonly ruleId: string; readonly start: number; readonly end: number }): boolean {
+  if (finding.ruleId !== CLOSE_RULE.id) return false;
+  return findEnvelopeMarkers(text).some((m) => m.closes && m.start < finding.end && finding.start < m.end);
+}
 
 /** Look-alike closers of our envelope that the rule set did not already flag at the same place. */
 export function lookAlikeCloserFindings(text: string, findings: readonly ThreatFinding[]): ThreatFinding[] {

@@ -120,7 +120,7 @@ function scanInternal(text: string, depth: number, state: ScanState, prefilter: 
     // (our closer policy: a closer of our envelope is never vetoed, `closerPolicy.ts`)
     let kept = 0;
     for (const f of viewFindings) {
-      if (isUngated(f.meta.id) || counts(reading, f.meta.id)) viewFindings[kept++] = f;
+      if (counts(reading, f.meta.id) || isUngated(v, { ruleId: f.meta.id, start: f.start, end: f.end })) viewFindings[kept++] = f;
       else if (depth === 0 && state.vetoed) {
         const [s, e] = view.map === null ? [f.start, f.end] : toOriginalSpan(view, f.start, f.end);
         state.vetoed.push({ ruleId: f.meta.id, start: s, end: e, gate: gateOf(f.meta.id), score: reading.best });
