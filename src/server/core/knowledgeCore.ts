@@ -11,15 +11,14 @@ export { sessionsPath };
 import { SessionStore } from './store/sessionStore';
 import { createKnowledgeFile } from './notes/noteIndex';
 import { UNJUDGED_RULE, type KnowledgeItem, type KnowledgeKind, type Stats, type StoreProblem, type UpdateDraftPinsResult } from '../../shared/schemas';
+import { ItemVerdicts, type FileJudgement } from './itemVerdicts';
 import type { FolderSpec } from './workspaceFolders';
 import { SessionService } from './delivery/sessionService';
 import { PinnedFileReader, type ScanFn } from './delivery/knowledgeBlock';
 import { defaultScan } from './threat/judgement';
-import { nameFindings, type NameFinding } from './threat/names';
-import { ThreatModelUnavailableError } from './threat/model/classifier';
-import { RULESET_VERSION, type ThreatFinding } from './threat/threatScanner';
+import type { NameFinding } from './threat/names';
+import type { ThreatFinding } from './threat/threatScanner';
 import { knownStoragePaths, type Review } from './review/reviewStore';
-import { readKnowledgeFile, type KnowledgeRead } from './notes/knowledgeFile';
 import type { AgentPinsStore } from './agents/agentPins';
 import type { CompiledBlock } from './delivery/knowledgeBlock';
 import { WorkspaceRoots, type KnowledgeFolder } from './workspaceRoots';
@@ -71,7 +70,8 @@ export class KnowledgeCore {
   /** Null when the flag is unset: memory does not exist. */
   readonly memory: MemoryService | null;
   private readonly scan: ScanFn;
-  private readonly flags = new Map<string, { revision: string; rules: string[]; teamBy?: string }>();
+  /** Every item's verdict, each given by the one judgement (`threat/judgement.ts`). */
+  private readonly verdicts: ItemVerdicts;
   private readonly problems: StoreProblem[] = [];
 
   constructor(readonly options: CoreOptions) {
@@ -84,6 +84,7 @@ export class KnowledgeCore {
       ...(options.onMigrateProgress ? { onMigrateProgress: options.onMigrateProgress } : {}),
     });
     this.scan = options.scan ?? defaultScan;
+    this.verdicts = new ItemVerdicts(this.folders, this.scan, (p) => this.problem(p), { ids: () => this.listItems().map((i) => i.id), has: (id) => this.getItem(id) !== undefined });
     // Project memory is each folder's `.knowledge/memory.jsonl`, reviewed in that folder's reviews.json; personal and
     // session entries are reviewed in the first folder's.
     const primaryReviews = this.folders.primary?.reviews ?? null;
@@ -137,22 +138,17 @@ export class KnowledgeCore {
     return this.folders.primary?.agentPins ?? null;
   }
 
-  /** The latest full judging (a load, a change of folders): what `whenJudged` waits for. */
-  private judging: Promise<unknown> = Promise.resolve();
-
   /**
    * Resolves once the items as indexed have been judged: a list asked for while a load or a change of folders is
-   * still judging waits for it, so an unjudged item is never listed as clean.
+   * still judging waits for it (a list that does not wait shows the items not judged yet as unjudged, withheld).
    */
-  async whenJudged(): Promise<void> {
-    await this.judging.catch(() => undefined);
+  whenJudged(): Promise<void> {
+    return this.verdicts.whenJudged();
   }
 
   /** Loads every source. A source that fails is reported and left out; it never blanks the others. */
   load(): Promise<void> {
-    const run = this.loadNow();
-    this.judging = run;
-    return run;
+    return this.verdicts.track(this.loadNow());
   }
 
   private async loadNow(): Promise<void> {
@@ -183,14 +179,15 @@ export class KnowledgeCore {
   async setFolders(specs: readonly FolderSpec[]): Promise<{ added: string[]; removed: string[]; before: KnowledgeItem[]; after: KnowledgeItem[] }> {
     const before = this.listItems();
     const { added, removed } = this.folders.set(specs);
-    const judged = (async () => {
-      await Promise.all(added.map((f) => this.loadFolder(f)));
-      if (this.memory) await this.memory.setFolders(this.projectFolders());
-      this.flags.clear();
-      await this.refreshFlags();
-    })();
-    this.judging = judged;
-    await judged;
+    // ids gain (or lose) their folder's name: every verdict is forgotten now, and items are unjudged until judged again
+    this.verdicts.clear();
+    await this.verdicts.track(
+      (async () => {
+        await Promise.all(added.map((f) => this.loadFolder(f)));
+        if (this.memory) await this.memory.setFolders(this.projectFolders());
+        await this.refreshFlags();
+      })(),
+    );
     return { added: added.map((f) => f.path), removed: removed.map((f) => f.path), before, after: this.listItems() };
   }
 
@@ -200,7 +197,7 @@ export class KnowledgeCore {
     return this.folders.all.flatMap((folder) =>
       folder.notes.list(kind).map((item) => {
         const id = this.folders.idOf(folder, item.id);
-        return { ...item, id, ...(multi ? { folder: folder.name } : {}), flaggedRules: this.flags.get(id)?.rules ?? [], ...this.teamReview(id) };
+        return { ...item, id, ...(multi ? { folder: folder.name } : {}), ...this.verdicts.listed(id) };
       }),
     );
   }
@@ -211,146 +208,55 @@ export class KnowledgeCore {
     const item = at?.folder.notes.get(at.rel);
     if (!at || !item) return undefined;
     const canonical = this.folders.idOf(at.folder, item.id);
-    return { ...item, id: canonical, ...(this.folders.multi ? { folder: at.folder.name } : {}), flaggedRules: this.flags.get(canonical)?.rules ?? [], ...this.teamReview(canonical) };
+    return { ...item, id: canonical, ...(this.folders.multi ? { folder: at.folder.name } : {}), ...this.verdicts.listed(canonical) };
   }
 
   /**
-   * Re-judges the given items (all when omitted) from disk and remembers which are flagged. Answers the
-   * judgements, for diagnostics. Called whenever the index changes, so every read sees a current verdict.
+   * Re-judges the given items (all when omitted) from disk and remembers their verdicts. Answers the judgements, for
+   * diagnostics. Called whenever the index changes, so every read sees a current verdict.
    */
-  async refreshFlags(ids?: readonly string[]): Promise<Map<string, Awaited<ReturnType<KnowledgeCore['judgeFile']>>>> {
-    const out = new Map<string, Awaited<ReturnType<KnowledgeCore['judgeFile']>>>();
-    // Another process (another window, the CLI) may have recorded a review of this person's since.
-    await Promise.allSettled(this.folders.all.map((f) => f.reviews.refreshTrust()));
-    const targets = ids ?? this.listItems().map((i) => i.id);
-    let failure: Error | undefined;
-    for (const id of targets) {
-      let judged: Awaited<ReturnType<KnowledgeCore['judgeFile']>>;
-      try {
-        judged = this.getItem(id) ? await this.judgeFile(id) : undefined;
-      } catch (err) {
-        // The scanner could not judge it (e.g. the model's weights are missing): listed as withheld, never as clean.
-        failure ??= err as Error;
-        this.flags.set(id, { revision: '', rules: [UNJUDGED] });
-        continue;
-      }
-      out.set(id, judged);
-      if (judged) this.flags.set(judged.id, { revision: judged.revision, rules: [...new Set(judged.findings.map((f) => f.ruleId))], ...(judged.repositoryReview ? { teamBy: judged.repositoryReview.reviewedBy } : {}) });
-      else this.flags.delete(id);
-    }
-    if (failure) this.problem({ source: 'threat-scanner', path: failure instanceof ThreatModelUnavailableError ? failure.path : '', message: failure.message, at: new Date().toISOString() });
-    return out;
-  }
-
-  /** The findings on an item's text, after those on its name (a name reaches the model too: `threat/names.ts`). */
-  private withName(id: string, findings: readonly ThreatFinding[]): readonly ThreatFinding[] {
-    const named = id ? this.nameFindings(id) : [];
-    return named.length === 0 ? findings : [...named, ...findings];
+  refreshFlags(ids?: readonly string[]): Promise<Map<string, FileJudgement | undefined>> {
+    return this.verdicts.refresh(ids);
   }
 
   /** Findings on a pin id: its folder's name, directories and file name read as words. Reviews do not apply here. */
   nameFindings(id: string): readonly NameFinding[] {
-    return nameFindings(id, this.scan as (text: string) => readonly ThreatFinding[]);
+    return this.verdicts.nameFindings(id);
   }
 
-  /** Findings that stand for this text now (current rule set; a matching review in the item's folder clears them). Scanned on every read. */
-  judge(id: string, text: string, revision: string): readonly ThreatFinding[] {
-    const findings = this.withName(id, this.scan(text, revision) as readonly ThreatFinding[]);
-    if (findings.length === 0) return findings;
-    const at = id ? this.folders.locate(id) : undefined;
-    return at?.folder.reviews.isReviewed(at.rel, revision, RULESET_VERSION) ? [] : findings;
-  }
-
-  /** An item's field naming who reviewed it in the repository, when this person has not accepted that review. */
-  private teamReview(id: string): { repositoryReviewedBy?: string } {
-    const by = this.flags.get(id)?.teamBy;
-    return by !== undefined ? { repositoryReviewedBy: by } : {};
+  /** Findings that stand for this text now (the one judgement: rules, name, a matching review in the item's folder). */
+  judge(id: string, text: string, revision: string, replayed = false): readonly ThreatFinding[] {
+    return this.verdicts.judge(id, text, revision, replayed);
   }
 
   /** The repository's review of this revision that this person has not accepted (shown beside the findings it would clear). */
   unacceptedReview(id: string, revision: string): Review | undefined {
-    const at = id ? this.folders.locate(id) : undefined;
-    const c = at?.folder.reviews.clearance(at.rel, revision, RULESET_VERSION);
-    return c && !c.cleared && c.team ? { ...c.team, id } : undefined;
+    return this.verdicts.unacceptedReview(id, revision);
   }
 
-  /** Judges a workspace file by id, reading it now (up to the cap: `text` is what was judged). Answers undefined when it cannot be read. */
-  async judgeFile(id: string): Promise<{ id: string; folder: string; path: string; revision: string; text: string; truncated: boolean; findings: readonly ThreatFinding[]; allFindings: readonly ThreatFinding[]; review?: Review; repositoryReview?: Review } | undefined> {
-    const check = this.folders.check(id);
-    if (!check.ok) return undefined;
-    let read: KnowledgeRead;
-    try {
-      // The one cap and revision of every knowledge-file read (`notes/knowledgeFile.ts`): what the block sends.
-      read = await readKnowledgeFile(check.path);
-    } catch {
-      return undefined;
-    }
-    const { text, revision, truncated } = read;
-    const allFindings = this.withName(check.id, this.scan(text, revision) as readonly ThreatFinding[]);
-    const clearance = allFindings.length > 0 ? check.folder.reviews.clearance(check.rel, revision, RULESET_VERSION) : undefined;
-    // Reviews on disk name the path inside their folder; callers see the workspace id. `review`: what clears it (this
-    // person's record); `repositoryReview`: the team's record alone, shown as "reviewed by <name> in the repository".
-    const asReview = (c: NonNullable<typeof clearance>): Review =>
-      c.team ? { ...c.team, id: check.id } : { id: check.id, contentHash: revision, rulesetVersion: RULESET_VERSION, rules: c.personal?.rules ?? [], reviewedBy: c.personal?.by ?? '', reviewedAt: c.personal?.at ?? '' };
-    const review = clearance?.cleared ? asReview(clearance) : undefined;
-    const repositoryReview = clearance && !clearance.cleared && clearance.team ? { ...clearance.team, id: check.id } : undefined;
-    return { id: check.id, folder: check.folder.name, path: check.path, revision, text, truncated, findings: review ? [] : allFindings, allFindings, ...(review ? { review } : {}), ...(repositoryReview ? { repositoryReview } : {}) };
+  /** Judges a workspace file by id, reading it now (`explain`: with what the gates vetoed). Undefined when it cannot be read. */
+  judgeFile(id: string, explain = false): Promise<FileJudgement | undefined> {
+    return this.verdicts.judgeFile(id, explain);
   }
 
-  /**
-   * This person accepts the repository's review of one file revision (the team's record in `.knowledge/reviews.json`)
-   * into their own record. Fails when there is no such review for the file as it is now.
-   */
-  async acceptRepositoryReview(id: string, revision: string): Promise<Review> {
-    // The repository's record as it is on disk now (a pull may have changed it since the last load).
-    await this.folders.locate(id)?.folder.reviews.load();
-    const judged = await this.judgeFile(id);
-    if (!judged) throw new Error(`${id} cannot be read.`);
-    if (judged.revision !== revision) throw new Error(`${id} changed since it was judged; look at it again before accepting a review.`);
-    const check = this.folders.check(judged.id);
-    if (!check.ok) throw new Error(`${id} cannot be read.`);
-    const team = check.folder.reviews.find(check.rel, revision, RULESET_VERSION);
-    if (!team) throw new Error(`The repository has no review of ${id} as it is now.`);
-    await check.folder.reviews.accept([team]);
-    await this.refreshFlags([judged.id]);
-    return { ...team, id: judged.id };
+  /** This person accepts the repository's review of one file revision into their own record (`ItemVerdicts`). */
+  acceptRepositoryReview(id: string, revision: string): Promise<Review> {
+    return this.verdicts.acceptRepositoryReview(id, revision);
   }
 
   /** The repository's reviews (current rule set) this person has not accepted, per folder (the folder's name). */
-  async repositoryReviews(folderName?: string): Promise<{ folder: string; reviews: Review[] }[]> {
-    const folders = folderName !== undefined ? this.folders.all.filter((f) => f.name === folderName) : this.folders.all;
-    // The repository's record as it is on disk now: what is listed is what will be accepted.
-    await Promise.all(folders.map((f) => f.reviews.load()));
-    return folders.map((f) => ({ folder: f.name, reviews: f.reviews.unaccepted(RULESET_VERSION).map((r) => (r.id.startsWith('memory:') ? r : { ...r, id: this.folders.idOf(f, r.id) })) }));
+  repositoryReviews(folderName?: string): Promise<{ folder: string; reviews: Review[] }[]> {
+    return this.verdicts.repositoryReviews(folderName);
   }
 
-  /**
-   * Accepts every listed review of a folder's repository record into this person's record (the ids as
-   * `repositoryReviews` answered them; each must still be in the repository's record). Answers those accepted.
-   */
-  async acceptRepositoryReviews(folderName: string, picked: readonly { id: string; contentHash: string }[]): Promise<Review[]> {
-    const folder = this.folders.byName(folderName);
-    if (!folder) throw new Error(`No workspace folder is named ${folderName}.`);
-    const listed = new Map((await this.repositoryReviews(folderName))[0]!.reviews.map((r) => [`${r.id}\0${r.contentHash}`, r]));
-    const chosen = picked.map((p) => listed.get(`${p.id}\0${p.contentHash}`)).filter((r): r is Review => r !== undefined);
-    const onDisk = chosen.map((r) => folder.reviews.find(r.id.startsWith('memory:') ? r.id : (this.folders.locate(r.id)?.rel ?? r.id), r.contentHash, r.rulesetVersion)).filter((r): r is Review => r !== undefined);
-    await folder.reviews.accept(onDisk);
-    await this.refreshFlags();
-    return chosen;
+  /** Accepts the listed reviews of a folder's repository record into this person's record (`ItemVerdicts`). */
+  acceptRepositoryReviews(folderName: string, picked: readonly { id: string; contentHash: string }[]): Promise<Review[]> {
+    return this.verdicts.acceptRepositoryReviews(folderName, picked);
   }
 
   /** Records "reviewed — not a threat" for exactly this revision under the current rule set, in the file's folder. */
-  async markReviewed(id: string, revision: string): Promise<Review> {
-    if (this.folders.all.length === 0) throw new Error('Open a folder first: reviews are kept in its .knowledge/ folder.');
-    const judged = await this.judgeFile(id);
-    if (!judged) throw new Error(`${id} cannot be read.`);
-    if (judged.revision !== revision) throw new Error(`${id} changed since it was judged; look at it again before marking it reviewed.`);
-    if (judged.allFindings.length === 0) throw new Error(`${id} is not flagged.`);
-    const check = this.folders.check(judged.id);
-    if (!check.ok) throw new Error(`${id} cannot be read.`);
-    const review = await check.folder.reviews.markReviewed({ id: check.rel, contentHash: revision, rulesetVersion: RULESET_VERSION, rules: [...new Set(judged.allFindings.map((f) => f.ruleId))] });
-    await this.refreshFlags([judged.id]);
-    return { ...review, id: judged.id };
+  markReviewed(id: string, revision: string): Promise<Review> {
+    return this.verdicts.markReviewed(id, revision);
   }
 
   /** Creates a note or plan in `folder` (a folder's name; the first folder when omitted). */
@@ -362,6 +268,7 @@ export class KnowledgeCore {
     const path = await createKnowledgeFile(folder.path, kind, title);
     await folder.notes.refreshPath(path);
     const at = this.folders.ofPath(path);
+    if (at) await this.refreshFlags([this.folders.idOf(at.folder, at.rel)]);
     const item = at ? this.getItem(this.folders.idOf(at.folder, at.rel)) : undefined;
     if (!item) throw new Error(`Created ${path} but could not index it.`);
     return item;
