@@ -9,7 +9,7 @@
  */
 import { findEnvelopeMarkers } from './envelope';
 import { ruleMeta } from './rules';
-import type { ThreatFinding } from './textScan';
+import type { ThreatFinding } from './threatFinding';
 
 const CLOSE_RULE = ruleMeta('forged.envelope-close');
 

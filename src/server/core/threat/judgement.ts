@@ -14,7 +14,6 @@
  * lives for one prompt seeds it from one persisted verdict store (`PersistedScan`, verdictStore.ts). Pure: no `vscode`.
  */
 import type { ScanFn } from '../delivery/knowledgeBlock';
-import type { Clearance } from '../review/reviewStore';
 import { nameFindings, type NameFinding } from './names';
 import { RULESET_VERSION } from './rules';
 import { scanKnowledgeText, type ThreatFinding, type Veto } from './textScan';
@@ -28,8 +27,13 @@ export const sharedScanner = new ThreatScanner();
 /** The cached scan every read goes through (`contentHash`, when given, must be sha256 of `text`: a re-read pin costs a lookup). */
 export const defaultScan: ScanFn = (text, contentHash) => sharedScanner.scan(text, contentHash);
 
+/** A review lookup's answer (`review/reviewStore.ts` `Clearance`): whether this revision is cleared, and by what. */
+export interface ClearanceLike {
+  readonly cleared: boolean;
+}
+
 /** What is judged. */
-export interface Subject {
+export interface Subject<C extends ClearanceLike = ClearanceLike> {
   readonly kind: 'text' | 'file' | 'memory';
   /** Its id: a workspace id, `memory:<id>`, a path the CLI shows; '' for a bare text. */
   readonly id?: string;
@@ -39,7 +43,7 @@ export interface Subject {
   /** The name that reaches a model with the text, judged as words too (`names.ts`); a file's id. */
   readonly name?: string;
   /** The review of a revision under this rule set, if any (the subject's folder's reviews). */
-  readonly reviews?: (revision: string) => Clearance | undefined;
+  readonly reviews?: (revision: string) => C | undefined;
   /**
    * A section replayed from a block: it may end with the line break the block compiler added when the file had
    * none. When flagged, the file's own text (without it) is judged too, so its review applies.
@@ -54,8 +58,8 @@ export interface JudgeOptions {
   readonly scan?: ScanFn;
 }
 
-export interface Verdict {
-  readonly kind: Subject['kind'];
+export interface Verdict<C extends ClearanceLike = ClearanceLike> {
+  readonly kind: 'text' | 'file' | 'memory';
   readonly id: string;
   /** The revision judged. */
   readonly revision: string;
@@ -65,7 +69,7 @@ export interface Verdict {
   /** Every finding, those on the name first (also when a review clears them: the panel shows what matched). */
   readonly allFindings: readonly ThreatFinding[];
   /** The review lookup's answer when there are findings: what cleared them (and by whom), or the team's record that would. */
-  readonly clearance?: Clearance;
+  readonly clearance?: C;
   /** Keep out of what the model is told: findings stand. */
   readonly flagged: boolean;
   /** With `explain`: what each gate vetoed in the text, and why (rule, span, gate, score). */
@@ -78,14 +82,14 @@ export function judgeName(name: string, scan: ScanFn = defaultScan): readonly Na
 }
 
 /** The one judgement: see the module's comment. */
-export function judge(subject: Subject, options: JudgeOptions = {}): Verdict {
+export function judge<C extends ClearanceLike>(subject: Subject<C>, options: JudgeOptions = {}): Verdict<C> {
   const verdict = judgeOnce(subject, options);
   // a replayed section: the file's own text, whose review (by its revision) applies
   if (subject.replayed && verdict.flagged && subject.text.endsWith('\n')) return judgeOnce({ ...subject, text: subject.text.slice(0, -1), revision: undefined }, options);
   return verdict;
 }
 
-function judgeOnce(subject: Subject, options: JudgeOptions): Verdict {
+function judgeOnce<C extends ClearanceLike>(subject: Subject<C>, options: JudgeOptions): Verdict<C> {
   const scan = options.scan ?? defaultScan;
   const { text } = subject;
   const revision = subject.revision ?? hashContent(text);

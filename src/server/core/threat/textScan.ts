@@ -25,24 +25,10 @@ import { isUngated, withLookAlikeClosers } from './closerPolicy';
 import { normalizeForMatching, toOriginalSpan, type NormalizedText } from './normalize';
 import { findAll, runPatternRules, type RawFinding } from './patternMatch';
 import { clearKeywords, scanKeywords, scanKeywordsAndFeatures } from './prefilter';
-import { ruleMeta, VOCAB, type ThreatCategory, type ThreatSeverity } from './rules';
+import { ruleMeta, VOCAB } from './rules';
+import type { ThreatFinding } from './threatFinding';
 
-/** One rule tripped by one span of a text. */
-export interface ThreatFinding {
-  /** Rule id, e.g. `override.ignore-instructions`. */
-  readonly ruleId: string;
-  readonly category: ThreatCategory;
-  readonly severity: ThreatSeverity;
-  /** One line for a person. */
-  readonly message: string;
-  /** Half-open UTF-16 span in the original text. */
-  readonly start: number;
-  readonly end: number;
-  /** For hidden/encoded findings: rule ids the uncovered text tripped. */
-  readonly inner?: readonly string[];
-  /** For hidden/encoded findings: the start of the uncovered text (≤ 160 chars), for the person to read. */
-  readonly uncovered?: string;
-}
+export type { ThreatFinding } from './threatFinding';
 
 /** Options for {@link scanText}; the defaults are what production uses. */
 export interface ScanOptions {

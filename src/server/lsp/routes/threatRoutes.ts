@@ -190,7 +190,8 @@ export function registerThreatRoutes(ctx: ServerContext): Diagnostics {
   });
 
   route(connection, JudgeFileRequest, async (p) => {
-    const j = await (await ctx.judged()).judgeFile(p.id);
+    // explained: why it is flagged, and what the learned stage vetoed
+    const j = await (await ctx.judged()).judgeFile(p.id, true);
     if (!j) return null;
     const plain = (f: ThreatFinding) => ({ ruleId: f.ruleId, category: f.category, severity: f.severity, message: f.message, start: f.start, end: f.end });
     return {
@@ -201,14 +202,14 @@ export function registerThreatRoutes(ctx: ServerContext): Diagnostics {
       allFindings: j.allFindings.map(plain),
       ...(j.review ? { review: toReviewRecord(j.review) } : {}),
       ...(j.repositoryReview ? { repositoryReview: toReviewRecord(j.repositoryReview) } : {}),
+      vetoed: (j.vetoed ?? []).map((v) => ({ ruleId: v.ruleId, start: v.start, end: v.end, gate: Number.isFinite(v.gate) ? v.gate : null, score: Number.isFinite(v.score) ? v.score : null })),
     };
   });
   route(connection, JudgeTextsRequest, async (p) => {
     const core = await ctx.judged();
     const results = p.texts.map(({ text, id }) => {
-      let findings = core.judge(id ?? '', text, contentRevision(text));
-      // A replayed section ends with the line break the block compiler added when the file had none: try the file's own text too.
-      if (id && findings.length > 0 && text.endsWith('\n')) findings = core.judge(id, text.slice(0, -1), contentRevision(text.slice(0, -1)));
+      // replayed: a section may end with the line break the block compiler added (the judgement judges the file's text too)
+      const findings = core.judge(id ?? '', text, contentRevision(text), id !== undefined);
       return { flagged: findings.length > 0, rules: [...new Set(findings.map((f) => f.ruleId))] };
     });
     return { rulesetVersion: RULESET_VERSION, results };
