@@ -10,8 +10,9 @@ import { MemoryService, type ProjectFolder } from './memory/memoryService';
 export { sessionsPath };
 import { SessionStore } from './store/sessionStore';
 import { createKnowledgeFile } from './notes/noteIndex';
-import { UNJUDGED_RULE, type KnowledgeItem, type KnowledgeKind, type Stats, type StoreProblem, type UpdateDraftPinsResult } from '../../shared/schemas';
+import { type KnowledgeItem, type KnowledgeKind, type Stats, type StoreProblem, type UpdateDraftPinsResult } from '../../shared/schemas';
 import { ItemVerdicts, type FileJudgement } from './itemVerdicts';
+import { readWorkspaceAgentPins, updateWorkspaceAgentPins } from './agents/workspaceAgentPins';
 import type { FolderSpec } from './workspaceFolders';
 import { SessionService } from './delivery/sessionService';
 import { PinnedFileReader, type ScanFn } from './delivery/knowledgeBlock';
@@ -59,8 +60,6 @@ export interface CoreOptions {
 
 export const DEFAULT_BUDGET_TOKENS = 8000;
 
-/** The rule an item is listed under when the scanner could not judge it: withheld, like a finding, until it is judged. */
-export const UNJUDGED = UNJUDGED_RULE;
 
 export class KnowledgeCore {
   /** Every folder of the workspace with its notes, reviews and agent pins. */
@@ -70,8 +69,8 @@ export class KnowledgeCore {
   /** Null when the flag is unset: memory does not exist. */
   readonly memory: MemoryService | null;
   private readonly scan: ScanFn;
-  /** Every item's verdict, each given by the one judgement (`threat/judgement.ts`). */
-  private readonly verdicts: ItemVerdicts;
+  /** Every item's verdict, each given by the one judgement (`threat/judgement.ts`), and reviews (mark, accept). */
+  readonly verdicts: ItemVerdicts;
   private readonly problems: StoreProblem[] = [];
 
   constructor(readonly options: CoreOptions) {
@@ -229,29 +228,9 @@ export class KnowledgeCore {
     return this.verdicts.judge(id, text, revision, replayed);
   }
 
-  /** The repository's review of this revision that this person has not accepted (shown beside the findings it would clear). */
-  unacceptedReview(id: string, revision: string): Review | undefined {
-    return this.verdicts.unacceptedReview(id, revision);
-  }
-
   /** Judges a workspace file by id, reading it now (`explain`: with what the gates vetoed). Undefined when it cannot be read. */
   judgeFile(id: string, explain = false): Promise<FileJudgement | undefined> {
     return this.verdicts.judgeFile(id, explain);
-  }
-
-  /** This person accepts the repository's review of one file revision into their own record (`ItemVerdicts`). */
-  acceptRepositoryReview(id: string, revision: string): Promise<Review> {
-    return this.verdicts.acceptRepositoryReview(id, revision);
-  }
-
-  /** The repository's reviews (current rule set) this person has not accepted, per folder (the folder's name). */
-  repositoryReviews(folderName?: string): Promise<{ folder: string; reviews: Review[] }[]> {
-    return this.verdicts.repositoryReviews(folderName);
-  }
-
-  /** Accepts the listed reviews of a folder's repository record into this person's record (`ItemVerdicts`). */
-  acceptRepositoryReviews(folderName: string, picked: readonly { id: string; contentHash: string }[]): Promise<Review[]> {
-    return this.verdicts.acceptRepositoryReviews(folderName, picked);
   }
 
   /** Records "reviewed — not a threat" for exactly this revision under the current rule set, in the file's folder. */
@@ -349,16 +328,9 @@ export class KnowledgeCore {
     }
   }
 
-  /**
-   * The agent pins of every folder (each folder's `.knowledge/pins.json`), as workspace ids, read now; pins the
-   * policy refuses are in `refused` (named with their folder when there are several).
-   */
-  async readAgentPins(): Promise<UpdateDraftPinsResult> {
-    const read = await Promise.all(this.folders.all.map(async (f) => ({ f, r: await f.agentPins.read() })));
-    return {
-      pins: read.flatMap(({ f, r }) => r.pins.map((p) => this.folders.idOf(f, p))),
-      refused: read.flatMap(({ f, r }) => r.refused.map((x) => ({ pin: this.folders.idOf(f, x.pin), reason: x.reason }))),
-    };
+  /** The agent pins of every folder (each folder's `.knowledge/pins.json`), as workspace ids, read now (`agents/workspaceAgentPins.ts`). */
+  readAgentPins(): Promise<UpdateDraftPinsResult> {
+    return readWorkspaceAgentPins(this.folders);
   }
 
   /** The agent pins, read from every folder's `.knowledge/pins.json` now; pins the policy refuses are left out. */
@@ -366,30 +338,9 @@ export class KnowledgeCore {
     return (await this.readAgentPins()).pins;
   }
 
-  /**
-   * Adds and removes agent pins atomically, each in the `.knowledge/pins.json` of the folder that holds it (so it
-   * travels with that folder's repository). Refuses secrets and outside files, as every pin.
-   */
-  async updateAgentPins(add: readonly string[], remove: readonly string[]): Promise<UpdateDraftPinsResult> {
-    if (this.folders.all.length === 0) return { pins: [], refused: add.map((pin) => ({ pin, reason: 'no workspace folder is open' })) };
-    const refused: UpdateDraftPinsResult['refused'] = [];
-    const changes = new Map<KnowledgeFolder, { add: string[]; remove: string[] }>();
-    const of = (f: KnowledgeFolder) => changes.get(f) ?? changes.set(f, { add: [], remove: [] }).get(f)!;
-    for (const pin of add) {
-      const check = this.folders.check(pin);
-      if (check.ok) of(check.folder).add.push(check.rel);
-      else refused.push({ pin, reason: check.reason });
-    }
-    for (const pin of remove) {
-      const check = this.folders.check(pin);
-      const at = check.ok ? check : isAbsolute(pin) ? this.folders.ofPath(pin) : this.folders.locate(pin);
-      if (at) of(at.folder).remove.push(at.rel);
-    }
-    for (const [folder, change] of changes) {
-      const result = await folder.agentPins.update(change.add, change.remove);
-      refused.push(...result.refused.map((r) => ({ pin: r.pin && !isAbsolute(r.pin) ? this.folders.idOf(folder, r.pin) : r.pin, reason: r.reason })));
-    }
-    return { pins: await this.getAgentPins(), refused };
+  /** Adds and removes agent pins atomically, each in the `.knowledge/pins.json` of the folder that holds it. */
+  updateAgentPins(add: readonly string[], remove: readonly string[]): Promise<UpdateDraftPinsResult> {
+    return updateWorkspaceAgentPins(this.folders, add, remove);
   }
 
   /**

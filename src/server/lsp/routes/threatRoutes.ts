@@ -137,7 +137,7 @@ export function registerThreatRoutes(ctx: ServerContext): Diagnostics {
     // The live text read as the file would be: up to the cap, with the revision of what is judged.
     const { text, revision, truncated } = capKnowledgeText(doc.getText());
     const findings = core.judge(id, text, revision) as readonly ThreatFinding[];
-    const team = findings.length > 0 ? core.unacceptedReview(id, revision) : undefined;
+    const team = findings.length > 0 ? core.verdicts.unacceptedReview(id, revision) : undefined;
     void connection.sendDiagnostics({ uri: doc.uri, diagnostics: findingsToDiagnostics(text, findings, id, revision, truncated, team) });
   };
   const publishFromDisk = async (ids?: readonly string[]) => {
@@ -225,12 +225,12 @@ export function registerThreatRoutes(ctx: ServerContext): Diagnostics {
     };
   const markReviewed = clearing((core, id, revision) => core.markReviewed(id, revision));
   route(connection, MarkReviewedRequest, (p) => markReviewed(p.id, p.revision));
-  const acceptReview = clearing((core, id, revision) => core.acceptRepositoryReview(id, revision));
+  const acceptReview = clearing((core, id, revision) => core.verdicts.acceptRepositoryReview(id, revision));
   route(connection, AcceptRepositoryReviewRequest, (p) => acceptReview(p.id, p.revision));
   route(connection, ExecuteMarkReviewedRequest, (p) => (p.command === SERVER_ACCEPT_REVIEW_COMMAND ? acceptReview(p.arguments[0], p.arguments[1]) : markReviewed(p.arguments[0], p.arguments[1])));
-  route(connection, RepositoryReviewsRequest, async (p) => ({ folders: (await (await ctx.judged()).repositoryReviews(p.folder)).map((f) => ({ folder: f.folder, reviews: f.reviews.map(toReviewRecord) })) }));
+  route(connection, RepositoryReviewsRequest, async (p) => ({ folders: (await (await ctx.judged()).verdicts.repositoryReviews(p.folder)).map((f) => ({ folder: f.folder, reviews: f.reviews.map(toReviewRecord) })) }));
   route(connection, AcceptRepositoryReviewsRequest, async (p) => {
-    const accepted = await (await ctx.judged()).acceptRepositoryReviews(p.folder, p.reviews);
+    const accepted = await (await ctx.judged()).verdicts.acceptRepositoryReviews(p.folder, p.reviews);
     const files = accepted.filter((r) => !r.id.startsWith('memory:')).map((r) => r.id);
     await publishFromDisk(files);
     void connection.sendNotification(ItemsChangedNotification.type, { ids: files });
