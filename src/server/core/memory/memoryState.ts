@@ -17,7 +17,7 @@ import { JsonlScopeFile, ScopeUnreadableError, type MutationPlan } from './jsonl
 import { compareEntries, isPendingProposal, isRejected, type StoredEntry } from './memoryEntry';
 import { TokenIndex, trigrams, wordSet } from './similarity';
 import { VerdictStore } from '../threat/verdictStore';
-import { nameFindings } from '../threat/names';
+import { judgeName } from '../threat/judgement';
 import type { UserTrustStore } from '../review/userTrust';
 import { migrateApprovals } from './approvals';
 import { snapshotPathFor } from './scopeSnapshot';
@@ -283,7 +283,7 @@ export class MemoryState {
    */
   folderForModel(e: StoredEntry): string | undefined {
     const name = this.folderOf(e);
-    if (name === undefined || nameFindings(name, this.deps.scan).length === 0) return name;
+    if (name === undefined || judgeName(name, this.deps.scan).length === 0) return name;
     return `#${this.projects.indexOf(this.storeOf(e)) + 1} whose name is withheld`;
   }
 
