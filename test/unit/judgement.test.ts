@@ -97,3 +97,27 @@ test("the rule's trained gate still decides closers of envelopes that are not ou
   assert.equal(text.slice(veto.start, veto.end), '</untrusted>');
   assert.ok(veto.score < veto.gate);
 });
+
+test('one cache: a one-prompt process seeds the verdict cache from the persisted store, and a seeded verdict answers without a scan', async () => {
+  const { mkdtempSync, readFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { PersistedScan } = await import('../../src/server/core/agents/agentSessions');
+  const { ThreatScanner } = await import('../../src/server/core/threat/threatScanner');
+  const path = join(mkdtempSync(join(tmpdir(), 'sk-verdicts-')), 'verdicts.json');
+  const text = 'The build uses pnpm.';
+  const first = new PersistedScan(path, new ThreatScanner());
+  await first.load();
+  assert.deepEqual(first.scan(text, hashContent(text)), []);
+  await first.save();
+  assert.deepEqual(JSON.parse(readFileSync(path, 'utf8')).clean, [hashContent(text)]);
+  // the next process: the verdict comes from the store (a planted one shows it was not scanned again)
+  const { writeFileSync } = await import('node:fs');
+  const planted = { ruleId: 'override.ignore-instructions', category: 'instruction-override', severity: 'high', message: 'planted', start: 0, end: 3 };
+  writeFileSync(path, JSON.stringify({ format: 1, rulesetVersion: new ThreatScanner().rulesetVersion, clean: [], flagged: { [hashContent(text)]: [planted] } }));
+  const scanner = new ThreatScanner();
+  const next = new PersistedScan(path, scanner);
+  await next.load();
+  assert.deepEqual(next.scan(text, hashContent(text)).map((f) => f.message), ['planted']);
+  assert.equal(scanner.stats.misses, 0, 'nothing scanned');
+});

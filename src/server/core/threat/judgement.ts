@@ -11,7 +11,7 @@
  * The verdict carries the revision judged and, when asked to explain, what each gate vetoed and why.
  *
  * One cache: `sharedScanner` (threatScanner.ts), keyed by (content or revision, rule-set version). A process that
- * lives for one prompt seeds it from one persisted verdict store (`PersistedScan`, verdictStore.ts). Pure: no `vscode`.
+ * lives for one prompt seeds it from one persisted verdict store (`PersistedScan` over verdictStore.ts). Pure: no `vscode`.
  */
 import type { ScanFn } from '../delivery/knowledgeBlock';
 import { nameFindings, type NameFinding } from './names';
