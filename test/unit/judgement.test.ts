@@ -118,6 +118,6 @@ test('one cache: a one-prompt process seeds the verdict cache from the persisted
   const scanner = new ThreatScanner();
   const next = new PersistedScan(path, scanner);
   await next.load();
-  assert.deepEqual(next.scan(text, hashContent(text)).map((f) => f.message), ['planted']);
+  assert.deepEqual(next.scan(text, hashContent(text)).map((f) => (f as { message?: string }).message), ['planted']);
   assert.equal(scanner.stats.misses, 0, 'nothing scanned');
 });
