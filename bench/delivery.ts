@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BlockMemo, PinnedFileReader, compileBlock, loadPinned, type MemoryIndexEntry } from '../src/server/core/delivery/knowledgeBlock';
-import { defaultScan, sharedScanner } from '../src/server/core/threat/scanForBlock';
+import { defaultScan, sharedScanner } from '../src/server/core/threat/judgement';
 import { MemoryService, memoryPaths } from '../src/server/core/memory/memoryService';
 import { serializeEntry } from '../src/server/core/memory/memoryEntry';
 import { makeEntries } from './memory';

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemoryService, memoryPaths } from '../src/server/core/memory/memoryService';
 import { serializeEntry } from '../src/server/core/memory/memoryEntry';
-import { sharedScanner } from '../src/server/core/threat/scanForBlock';
+import { sharedScanner } from '../src/server/core/threat/judgement';
 import { DISTILL_INPUT_SHARE, buildDistillPrompt, parseDistillAnswer, type DistillTurn } from '../src/extension/memory/distillPrompt';
 import type { DistilledProposal } from '../src/shared/inboxSchemas';
 import { fmt, printTable, timeRuns } from './harness';

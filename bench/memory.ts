@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { MemoryService, memoryPaths } from '../src/server/core/memory/memoryService';
 import { serializeEntry, computeRevision, type StoredEntry } from '../src/server/core/memory/memoryEntry';
 import { compileBlock } from '../src/server/core/delivery/knowledgeBlock';
-import { sharedScanner } from '../src/server/core/threat/scanForBlock';
+import { sharedScanner } from '../src/server/core/threat/judgement';
 import { fmt, printTable, timeRuns, type Timing } from './harness';
 
 const SIZE = Number(process.env.BENCH_MEMORY_SIZE ?? 10_000);

@@ -19,7 +19,7 @@ import { evaluate, parseLabelled } from '../src/server/core/threat/evaluate';
 import { allRulePatterns, hashContent, scanText, ThreatScanner } from '../src/server/core/threat/threatScanner';
 import { seededRandom } from '../test/helpers/hostile';
 import { nameFindings } from '../src/server/core/threat/names';
-import { scanKnowledgeText } from '../src/server/core/threat/scanForBlock';
+import { scanKnowledgeText } from '../src/server/core/threat/judgement';
 
 /** Hard negatives: benign, but full of trigger words. */
 const BENIGN = [

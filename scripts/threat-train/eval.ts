@@ -9,7 +9,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { evaluate, parseLabelled, type LabelledLine } from '../../src/server/core/threat/evaluate';
-import { scanKnowledgeText } from '../../src/server/core/threat/scanForBlock';
+import { judge, verdictRules } from '../../src/server/core/threat/judgement';
 
 type Line = LabelledLine & { readonly lang?: string };
 
@@ -23,8 +23,8 @@ const pct = (k: number, n: number): string => (n ? (k / n).toFixed(3) : '-');
 const results: string[] = [];
 for (const file of files) {
   const lines = parseLabelled(readFileSync(file, 'utf8')) as Line[];
-  // what every read judges (both stages and look-alike closers), once per line
-  const rulesOf = new Map(lines.map((l) => [l.id, [...new Set(scanKnowledgeText(l.text).map((f) => f.ruleId))]]));
+  // what every read judges (the product's judgement: both stages, detectors, our closer policy), once per line
+  const rulesOf = new Map(lines.map((l) => [l.id, verdictRules(judge({ kind: 'text', text: l.text }))]));
   const byText = new Map(lines.map((l) => [l.text, rulesOf.get(l.id)!]));
   const s = evaluate(lines, (text) => byText.get(text) ?? []);
   for (const l of lines) results.push(JSON.stringify({ id: l.id, flagged: rulesOf.get(l.id)!.length > 0, rules: rulesOf.get(l.id) }));

@@ -1,7 +1,7 @@
 /**
  * Findings of every text of the repository's threat corpora and fixtures (and variants of them that exercise
  * normalisation and the hidden/encoded detectors), one JSON line per text, under the three scan modes
- * (production, rules only, no prefilter). Used to check that a change to the scanner's speed changes no
+ * (the product's judgement, rules only, no prefilter). Used to check that a change to the scanner's speed changes no
  * verdict: dump before, dump after, compare byte for byte.
  *
  *   node --import tsx scripts/threat-train/findings-dump.ts > before.jsonl
@@ -17,6 +17,7 @@
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { scanText, type ThreatFinding } from '../../src/server/core/threat/threatScanner';
+import { scanKnowledgeText } from '../../src/server/core/threat/judgement';
 
 const ROOT = resolve(__dirname, '../..');
 
@@ -79,9 +80,9 @@ export function dumpTexts(): string[] {
 /** One finding, compactly: every field a verdict depends on. */
 export const findingKey = (f: ThreatFinding): string => `${f.ruleId}@${f.start}-${f.end}${f.inner ? `[${f.inner.join(',')}]` : ''}`;
 
-/** The three modes' findings of one text, as the golden file stores them. */
+/** The three modes' findings of one text, as the golden file stores them (the first: what the product's judgement finds). */
 export function goldenFindings(t: string): [string[], string[], string[]] {
-  return [scanText(t).map(findingKey), scanText(t, { learned: false }).map(findingKey), scanText(t, { prefilter: false }).map(findingKey)];
+  return [scanKnowledgeText(t).map(findingKey), scanText(t, { learned: false }).map(findingKey), scanText(t, { prefilter: false }).map(findingKey)];
 }
 
 export const GOLDEN_PATH = resolve(ROOT, 'test/fixtures/threat-findings-golden.jsonl');
@@ -115,7 +116,7 @@ async function main(): Promise<void> {
   }
   const lines: string[] = [];
   for (const t of texts) {
-    lines.push(JSON.stringify([scanText(t), scanText(t, { learned: false }), scanText(t, { prefilter: false })]));
+    lines.push(JSON.stringify([scanKnowledgeText(t), scanText(t, { learned: false }), scanText(t, { prefilter: false })]));
   }
   process.stdout.write(`${lines.join('\n')}\n`);
   process.stderr.write(`${texts.length} texts, ${lines.filter((l) => l !== '[[],[],[]]').length} with findings\n`);

@@ -31,7 +31,8 @@ import { lowerSameLength, maxWindowScore, scoreWindows, type LinearModel } from 
 import { findIntents } from '../../src/server/core/threat/intent/intent';
 import { normalizeForMatching } from '../../src/server/core/threat/normalize';
 import { RULES_BY_ID } from '../../src/server/core/threat/rules';
-import { scanText } from '../../src/server/core/threat/threatScanner';
+import { scanKnowledgeText } from '../../src/server/core/threat/judgement';
+import { isUngated } from '../../src/server/core/threat/closerPolicy';
 import { seededRandom } from '../../test/helpers/hostile';
 
 const ROOT = resolve(process.cwd());
@@ -340,16 +341,20 @@ interface Evidence {
   readonly gated: readonly string[];
   /** A detector fired (hidden or encoded text): counts on its own. */
   readonly detector: boolean;
+  /** Our closer policy flags it (a closer of our envelope: `closerPolicy.ts`): counts on its own, whatever the model says. */
+  readonly policy: boolean;
 }
 
 const evidence = new Map<Prepared, Evidence>();
 function evidenceOf(p: Prepared): Evidence {
   let e = evidence.get(p);
   if (!e) {
-    const findings = scanText(p.ex.text, { learned: false });
-    const gated = new Set(findings.filter((f) => RULES_BY_ID.get(f.ruleId)?.kind === 'pattern').map((f) => f.ruleId));
+    // the product's findings before the learned stage (the judgement's scan with the model off): an ungated rule
+    // (a closer of our envelope: closerPolicy.ts) counts on its own, as a detector does
+    const findings = scanKnowledgeText(p.ex.text, { learned: false });
+    const gated = new Set(findings.filter((f) => RULES_BY_ID.get(f.ruleId)?.kind === 'pattern' && !isUngated(p.ex.text, f)).map((f) => f.ruleId));
     for (const h of findIntents(normalizeForMatching(p.ex.text).text)) gated.add(h.id);
-    e = { gated: [...gated], detector: findings.some((f) => RULES_BY_ID.get(f.ruleId)?.kind === 'detector') };
+    e = { gated: [...gated], detector: findings.some((f) => RULES_BY_ID.get(f.ruleId)?.kind === 'detector'), policy: findings.some((f) => isUngated(p.ex.text, f)) };
     evidence.set(p, e);
   }
   return e;
@@ -363,7 +368,7 @@ interface Gates {
 
 function flaggedBy(h: Held, g: Gates): boolean {
   const e = evidenceOf(h.p);
-  return h.score >= g.flag || e.detector || e.gated.some((id) => h.score >= (g.gates[id] ?? Infinity));
+  return h.score >= g.flag || e.detector || e.policy || e.gated.some((id) => h.score >= (g.gates[id] ?? Infinity));
 }
 
 /**
@@ -382,10 +387,11 @@ function chooseGates(held: readonly Held[]): Gates {
   let best: Gates = { flag: Infinity, gates: {} };
   let bestRecall = -1;
   for (const flag of flags) {
-    const flagged = rows.map((r) => r.score >= flag || r.detector);
+    const flagged = rows.map((r) => r.score >= flag || r.detector || r.policy);
     let fp = rows.filter((r, i) => flagged[i] && !r.threat).length;
     let tp = rows.filter((r, i) => flagged[i] && r.threat).length;
-    const budget = Math.floor(benign * TARGET_FPR);
+    // the closer policy's false positives are the policy's (no threshold or gate can clear them): not the budget's
+    const budget = Math.floor(benign * TARGET_FPR) + rows.filter((r) => r.policy && !r.threat && !r.detector && r.score < flag).length;
     // a pattern rule is vetoed only where the model reads the text as plainly benign (below RULE_GATE_CAP): the
     // rules were written for the classic phrasings, which the corpora's security notes quote on purpose
     const gates: Record<string, number> = Object.fromEntries(ids.map((id) => [id, id.startsWith('intent.') ? Infinity : RULE_GATE_CAP]));

@@ -14,9 +14,8 @@
 // Synchronous reads: a scan reads its files one after another, and `fs/promises` would cost every run its start-up.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, isAbsolute, join, relative, resolve } from 'node:path';
-import { scanKnowledgeText } from '../server/core/threat/scanForBlock';
-import { nameFindings } from '../server/core/threat/names';
-import { hashContent, RULESET_VERSION, type ThreatFinding } from '../server/core/threat/threatScanner';
+import { judge, type Subject, type Verdict, type Veto } from '../server/core/threat/judgement';
+import { RULESET_VERSION } from '../server/core/threat/threatScanner';
 import { MAX_KNOWLEDGE_BYTES, readKnowledgeFileSync } from '../server/core/notes/knowledgeFile';
 import { CliUsageError, USAGE_EXIT, parseCommandArgs, usageErrorText } from './cliArgs';
 
@@ -54,7 +53,8 @@ exfiltration, hidden or encoded text). Rule set ${RULESET_VERSION}.
                 JSONC, paths relative to the file); repeatable. Scans each folder's .knowledge/
                 and ends each finding with [folder NAME]
   --jsonl FILE  read {"id": "...", "text": "..."} lines from FILE (- for stdin) and write
-                {"id","flagged","rules":[{"id","category","start","end"}]} lines in order
+                {"id","flagged","rules":[{"id","category","start","end"}]} lines in order, with
+                "vetoed":[{"id","start","end","gate","score"}] when the model vetoed a rule's match
   --accept-repository-reviews
                 also honour the repository's own .knowledge/reviews.json. Without it only
                 reviews YOU made or accepted on this machine (your per-user record) clear a
@@ -164,13 +164,17 @@ async function scanJsonlStream(source: string, io: ScanIo): Promise<number> {
   let flagged = false;
   const out: string[] = [];
   for (const { id, text } of inputs) {
-    const findings = scanKnowledgeText(text);
+    // the one judgement, explained: what was flagged, and what the learned stage vetoed (rule, span, gate, score)
+    const verdict = judge({ kind: 'text', id: String(id), text }, { explain: true });
+    const findings = verdict.findings;
     if (findings.length) flagged = true;
+    const vetoed = (verdict.vetoed ?? []).map(vetoJson);
     out.push(
       JSON.stringify({
         id,
         flagged: findings.length > 0,
         rules: findings.map((f) => ({ id: f.ruleId, category: f.category, start: f.start, end: f.end })),
+        ...(vetoed.length > 0 ? { vetoed } : {}),
       }),
     );
   }
@@ -230,8 +234,8 @@ async function scanPaths(paths: string[], io: ScanIo, hooks: ScanHooks): Promise
     else if (ext === '.json') scanJsonDocument(path, text, io, hooks, report, folder);
     else {
       // A note's name reaches the model too (`threat/names.ts`): its findings come first, at 1:1.
-      const named = nameFindings(folder !== undefined ? `${folder}/${rel(io, path)}` : rel(io, path), scanKnowledgeText);
-      emit(io, hooks, report, rel(io, path), text, [...named, ...scanKnowledgeText(text)], (o) => lineCol(text, o), undefined, folder);
+      const verdict = judge(subjectOf(hooks, rel(io, path), text, folder !== undefined ? `${folder}/${rel(io, path)}` : rel(io, path)));
+      emit(io, report, verdict, (o) => lineCol(text, o), undefined, folder);
     }
     if (folder !== undefined && report.byFolder) report.byFolder.set(folder, (report.byFolder.get(folder) ?? 0) + report.flagged - before);
   }
@@ -274,20 +278,23 @@ function lineCol(text: string, offset: number): [number, number] {
   return [line, offset - lineStart + 1];
 }
 
-function emit(
-  io: ScanIo,
-  hooks: ScanHooks,
-  report: Report,
-  reviewPath: string,
-  text: string,
-  findings: readonly ThreatFinding[],
-  locate: (offset: number) => [number, number],
-  displayPath = reviewPath,
-  folder?: string,
-): void {
-  if (!findings.length) return;
-  if (hooks.isReviewed?.(reviewPath, hashContent(text), RULESET_VERSION)) return;
-  for (const f of findings) {
+/** A scanned text as the judgement's subject: `reviewPath` names it for reviews; `name`, when it reaches a model. */
+function subjectOf(hooks: ScanHooks, reviewPath: string, text: string, name?: string): Subject {
+  const isReviewed = hooks.isReviewed;
+  return {
+    kind: 'file',
+    id: reviewPath,
+    text,
+    ...(name !== undefined ? { name } : {}),
+    ...(isReviewed ? { reviews: (revision: string) => ({ cleared: isReviewed(reviewPath, revision, RULESET_VERSION) }) } : {}),
+  };
+}
+
+/** A veto as JSON: the rule, its span, the gate it needed and the score the text reached (null when not finite). */
+const vetoJson = (v: Veto) => ({ id: v.ruleId, start: v.start, end: v.end, gate: Number.isFinite(v.gate) ? v.gate : null, score: Number.isFinite(v.score) ? v.score : null });
+
+function emit(io: ScanIo, report: Report, verdict: Verdict, locate: (offset: number) => [number, number], displayPath = verdict.id, folder?: string): void {
+  for (const f of verdict.findings) {
     const [line, col] = locate(f.start);
     const inner = f.inner?.length ? ` [uncovered text trips: ${f.inner.join(', ')}]` : '';
     io.stdout(`${displayPath}:${line}:${col} ${f.ruleId} ${f.message}${inner}${folder !== undefined ? ` [folder ${folder}]` : ''}\n`);
@@ -316,8 +323,7 @@ function scanJsonValue(file: string, raw: string, base: number, value: unknown, 
     const at = raw.indexOf(enc, cursor);
     const valueStart = at >= 0 ? at + 1 : base;
     if (at >= 0) cursor = at + enc.length;
-    const findings = scanKnowledgeText(s);
-    emit(io, hooks, report, `${display}#${reviewId}`, s, findings, (o) => lineCol(raw, valueStart + (at >= 0 ? JSON.stringify(s.slice(0, o)).length - 2 : 0)), display, folder);
+    emit(io, report, judge(subjectOf(hooks, `${display}#${reviewId}`, s)), (o) => lineCol(raw, valueStart + (at >= 0 ? JSON.stringify(s.slice(0, o)).length - 2 : 0)), display, folder);
   }
   return cursor;
 }

@@ -54,6 +54,11 @@ export const JudgeFileResultSchema = z.object({
   review: ReviewRecordSchema.optional(),
   /** The repository's review alone (`.knowledge/reviews.json`, the team's record): shown, never obeyed until accepted. */
   repositoryReview: ReviewRecordSchema.optional(),
+  /**
+   * What the learned stage vetoed in the text (a rule's match the model read as benign): the rule, its span, the model
+   * score the rule needs (`gate`) and the score the text reached (`score`); null when not finite.
+   */
+  vetoed: z.array(z.object({ ruleId: z.string(), start: z.number().int(), end: z.number().int(), gate: z.number().nullable(), score: z.number().nullable() })).optional(),
 });
 export type JudgeFileResult = z.infer<typeof JudgeFileResultSchema>;
 export const JudgeFileParamsSchema = z.object({ id: PinIdSchema }).strict();

@@ -12,7 +12,7 @@ import { tempWorkspace } from '../helpers/tempWorkspace';
 import { MemoryService } from '../../src/server/core/memory/memoryService';
 import { UserTrustStore } from '../../src/server/core/review/userTrust';
 import { writeMemorySwitch } from '../../src/server/core/memory/memorySwitch';
-import { defaultScan } from '../../src/server/core/threat/scanForBlock';
+import { defaultScan } from '../../src/server/core/threat/judgement';
 import type { ThreatFinding } from '../../src/server/core/threat/threatScanner';
 
 const CLI = resolve(__dirname, '../../dist/cli.js');

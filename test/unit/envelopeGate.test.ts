@@ -17,7 +17,7 @@ import {
   wrapInEnvelope,
 } from '../../src/server/core/threat/envelope';
 import { compileBlock, type PinnedContent } from '../../src/server/core/delivery/knowledgeBlock';
-import { defaultScan } from '../../src/server/core/threat/scanForBlock';
+import { defaultScan } from '../../src/server/core/threat/judgement';
 import type { ThreatFinding } from '../../src/server/core/threat/threatScanner';
 import { LOOK_ALIKE_CLOSERS, NONE, ONE_OF_EACH, SEEN_PASSING, countMarkers, nonceOf } from '../helpers/envelopeCount';
 

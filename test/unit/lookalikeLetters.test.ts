@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { containsEnvelopeMarker, findEnvelopeMarkers, gateForEnvelope } from '../../src/server/core/threat/envelope';
-import { scanKnowledgeText as defaultScan } from '../../src/server/core/threat/scanForBlock';
+import { scanKnowledgeText as defaultScan } from '../../src/server/core/threat/judgement';
 import { nameFindings } from '../../src/server/core/threat/names';
 import { letterOf } from '../../src/server/core/threat/letterConfusables';
 import { angleOf } from '../../src/server/core/threat/angleConfusables';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemoryError, MemoryService, memoryPaths } from '../../src/server/core/memory/memoryService';
 import { ReviewStore } from '../../src/server/core/review/reviewStore';
-import { sharedScanner } from '../../src/server/core/threat/scanForBlock';
+import { sharedScanner } from '../../src/server/core/threat/judgement';
 import { compileBlock } from '../../src/server/core/delivery/knowledgeBlock';
 import { computeRevision, normalizeTags } from '../../src/server/core/memory/memoryEntry';
 import { findSecret } from '../../src/server/core/memory/secrets';

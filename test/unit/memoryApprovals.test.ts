@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemoryService } from '../../src/server/core/memory/memoryService';
 import { UserTrustStore } from '../../src/server/core/review/userTrust';
-import { defaultScan } from '../../src/server/core/threat/scanForBlock';
+import { defaultScan } from '../../src/server/core/threat/judgement';
 import type { ThreatFinding } from '../../src/server/core/threat/threatScanner';
 
 const at = '2026-05-01T10:00:00.000Z';

@@ -8,7 +8,7 @@ import { appendFileSync, chmodSync, readdirSync, readFileSync, statSync, utimesS
 import { dirname } from 'node:path';
 import { MemoryService, memoryPaths } from '../../src/server/core/memory/memoryService';
 import { parseStoredEntry } from '../../src/server/core/memory/memoryEntry';
-import { sharedScanner } from '../../src/server/core/threat/scanForBlock';
+import { sharedScanner } from '../../src/server/core/threat/judgement';
 import type { MemoryConfig } from '../../src/shared/memorySchemas';
 import type { StoreProblem } from '../../src/shared/schemas';
 import { tempWorkspace } from '../helpers/tempWorkspace';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MemoryError, MemoryService, memoryPaths } from '../../src/server/core/memory/memoryService';
-import { sharedScanner } from '../../src/server/core/threat/scanForBlock';
+import { sharedScanner } from '../../src/server/core/threat/judgement';
 import { tempWorkspace } from '../helpers/tempWorkspace';
 import { storedLine } from './memoryLines';
 

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemoryError, MemoryService, memoryPaths } from '../../src/server/core/memory/memoryService';
 import { ReviewStore } from '../../src/server/core/review/reviewStore';
-import { sharedScanner } from '../../src/server/core/threat/scanForBlock';
+import { sharedScanner } from '../../src/server/core/threat/judgement';
 import { wordDiff } from '../../src/server/core/memory/textDiff';
 import type { MemoryConfig } from '../../src/shared/memorySchemas';
 import type { DistilledProposal } from '../../src/shared/inboxSchemas';

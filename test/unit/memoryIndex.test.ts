@@ -9,7 +9,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemoryService } from '../../src/server/core/memory/memoryService';
-import { defaultScan } from '../../src/server/core/threat/scanForBlock';
+import { defaultScan } from '../../src/server/core/threat/judgement';
 import { compileBlock } from '../../src/server/core/delivery/knowledgeBlock';
 import type { ThreatFinding } from '../../src/server/core/threat/threatScanner';
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { MemoryError, MemoryService, memoryPaths } from '../../src/server/core/memory/memoryService';
 import { sessionsPath } from '../../src/server/core/knowledgeCore';
-import { sharedScanner } from '../../src/server/core/threat/scanForBlock';
+import { sharedScanner } from '../../src/server/core/threat/judgement';
 import type { StoreProblem } from '../../src/shared/schemas';
 import { storedLine } from './memoryLines';
 

@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { UserTrustStore } from '../../src/server/core/review/userTrust';
 import { KnowledgeCore } from '../../src/server/core/knowledgeCore';
 import { isNameFinding, nameAsWords, nameFindings } from '../../src/server/core/threat/names';
-import { scanKnowledgeText } from '../../src/server/core/threat/scanForBlock';
+import { scanKnowledgeText } from '../../src/server/core/threat/judgement';
 import { withheldNotice } from '../../src/server/core/agents/mcpText';
 import { findingsToDiagnostics } from '../../src/server/lsp/routes/threatRoutes';
 

@@ -10,25 +10,25 @@ import { MemoryService, type ProjectFolder } from './memory/memoryService';
 export { sessionsPath };
 import { SessionStore } from './store/sessionStore';
 import { createKnowledgeFile } from './notes/noteIndex';
-import { UNJUDGED_RULE, type KnowledgeItem, type KnowledgeKind, type Stats, type StoreProblem } from '../../shared/schemas';
+import { type KnowledgeItem, type KnowledgeKind, type Stats, type StoreProblem } from '../../shared/schemas';
 import type { UpdateDraftPinsResult } from '../../shared/pinIdSchemas';
+import { loadFolder, loadSources, type LoadScope } from './knowledgeSources';
+import { DEFAULT_BUDGET_TOKENS } from './delivery/budgetDefault';
+import { ItemVerdicts, type FileJudgement } from './itemVerdicts';
+import { readWorkspaceAgentPins, updateWorkspaceAgentPins } from './agents/workspaceAgentPins';
 import type { FolderSpec } from './workspaceFolders';
 import { SessionService } from './delivery/sessionService';
 import { PinnedFileReader, type ScanFn } from './delivery/knowledgeBlock';
-import { defaultScan } from './threat/scanForBlock';
-import { nameFindings, type NameFinding } from './threat/names';
-import { ThreatModelUnavailableError } from './threat/model/classifier';
-import { RULESET_VERSION, type ThreatFinding } from './threat/threatScanner';
+import { defaultScan } from './threat/judgement';
+import type { NameFinding } from './threat/names';
+import type { ThreatFinding } from './threat/threatScanner';
 import { knownStoragePaths, type Review } from './review/reviewStore';
-import type { KnowledgeRead } from './notes/knowledgeFile';
 import type { AgentPinsStore } from './agents/agentPins';
 import type { CompiledBlock } from './delivery/knowledgeBlock';
 import { WorkspaceRoots, type KnowledgeFolder } from './workspaceRoots';
 import type { NoteIndex } from './notes/noteIndex';
 import type { ReviewStore } from './review/reviewStore';
 import { UserTrustStore } from './review/userTrust';
-import { loadFolder, loadSources, type LoadScope } from './knowledgeSources';
-import { DEFAULT_BUDGET_TOKENS } from './delivery/budgetDefault';
 
 export interface CoreOptions {
   /** The workspace's first folder: it names the sessions store (null: no folder open). */
@@ -62,8 +62,6 @@ export interface CoreOptions {
 }
 
 
-/** The rule an item is listed under when the scanner could not judge it: withheld, like a finding, until it is judged. */
-export const UNJUDGED = UNJUDGED_RULE;
 
 export class KnowledgeCore {
   /** Every folder of the workspace with its notes, reviews and agent pins. */
@@ -73,7 +71,8 @@ export class KnowledgeCore {
   /** Null when the flag is unset: memory does not exist. */
   readonly memory: MemoryService | null;
   private readonly scan: ScanFn;
-  private readonly flags = new Map<string, { revision: string; rules: string[]; teamBy?: string }>();
+  /** Every item's verdict, each given by the one judgement (`threat/judgement.ts`), and reviews (mark, accept). */
+  readonly verdicts: ItemVerdicts;
   private readonly problems: StoreProblem[] = [];
 
   constructor(readonly options: CoreOptions) {
@@ -86,6 +85,7 @@ export class KnowledgeCore {
       ...(options.onMigrateProgress ? { onMigrateProgress: options.onMigrateProgress } : {}),
     });
     this.scan = options.scan ?? defaultScan;
+    this.verdicts = new ItemVerdicts(this.folders, this.scan, (p) => this.problem(p), { ids: () => this.listItems().map((i) => i.id), has: (id) => this.getItem(id) !== undefined });
     // Project memory is each folder's `.knowledge/memory.jsonl`, reviewed in that folder's reviews.json; personal and
     // session entries are reviewed in the first folder's.
     const primaryReviews = this.folders.primary?.reviews ?? null;
@@ -139,26 +139,23 @@ export class KnowledgeCore {
     return this.folders.primary?.agentPins ?? null;
   }
 
-  /** The latest full judging (a load, a change of folders): what `whenJudged` waits for. */
-  private judging: Promise<unknown> = Promise.resolve();
-
   /**
    * Resolves once the items as indexed have been judged: a list asked for while a load or a change of folders is
-   * still judging waits for it, so an unjudged item is never listed as clean.
+   * still judging waits for it (a list that does not wait shows the items not judged yet as unjudged, withheld).
    */
-  async whenJudged(): Promise<void> {
-    await this.judging.catch(() => undefined);
+  whenJudged(): Promise<void> {
+    return this.verdicts.whenJudged();
   }
 
   /**
    * The one loader (`knowledgeSources.ts`): what `scope` needs — `all` (sessions, notes, reviews, every item judged),
    * `agents` (sessions and reviews: the hook reads only what it sends), `knowledge` (notes and reviews, judged: the MCP
-   * server). A source that fails is reported and left out; it never blanks the others.
+   * server). A source that fails is reported and left out; it never blanks the others. A load that judges is tracked:
+   * a list asked for meanwhile waits for it (`whenJudged`).
    */
   load(scope: LoadScope = 'all'): Promise<void> {
     const run = loadSources(this, scope, (p) => this.problem(p));
-    if (scope !== 'agents') this.judging = run;
-    return run;
+    return scope === 'agents' ? run : this.verdicts.track(run);
   }
 
   /** One folder's notes and reviews; each that fails is reported and left out. */
@@ -174,14 +171,15 @@ export class KnowledgeCore {
   async setFolders(specs: readonly FolderSpec[]): Promise<{ added: string[]; removed: string[]; before: KnowledgeItem[]; after: KnowledgeItem[] }> {
     const before = this.listItems();
     const { added, removed } = this.folders.set(specs);
-    const judged = (async () => {
-      await Promise.all(added.map((f) => this.loadFolder(f)));
-      if (this.memory) await this.memory.setFolders(this.projectFolders());
-      this.flags.clear();
-      await this.refreshFlags();
-    })();
-    this.judging = judged;
-    await judged;
+    // ids gain (or lose) their folder's name: every verdict is forgotten now, and items are unjudged until judged again
+    this.verdicts.clear();
+    await this.verdicts.track(
+      (async () => {
+        await Promise.all(added.map((f) => this.loadFolder(f)));
+        if (this.memory) await this.memory.setFolders(this.projectFolders());
+        await this.refreshFlags();
+      })(),
+    );
     return { added: added.map((f) => f.path), removed: removed.map((f) => f.path), before, after: this.listItems() };
   }
 
@@ -191,7 +189,7 @@ export class KnowledgeCore {
     return this.folders.all.flatMap((folder) =>
       folder.notes.list(kind).map((item) => {
         const id = this.folders.idOf(folder, item.id);
-        return { ...item, id, ...(multi ? { folder: folder.name } : {}), flaggedRules: this.flags.get(id)?.rules ?? [], ...this.teamReview(id) };
+        return { ...item, id, ...(multi ? { folder: folder.name } : {}), ...this.verdicts.listed(id) };
       }),
     );
   }
@@ -202,146 +200,35 @@ export class KnowledgeCore {
     const item = at?.folder.notes.get(at.rel);
     if (!at || !item) return undefined;
     const canonical = this.folders.idOf(at.folder, item.id);
-    return { ...item, id: canonical, ...(this.folders.multi ? { folder: at.folder.name } : {}), flaggedRules: this.flags.get(canonical)?.rules ?? [], ...this.teamReview(canonical) };
+    return { ...item, id: canonical, ...(this.folders.multi ? { folder: at.folder.name } : {}), ...this.verdicts.listed(canonical) };
   }
 
   /**
-   * Re-judges the given items (all when omitted) from disk and remembers which are flagged. Answers the
-   * judgements, for diagnostics. Called whenever the index changes, so every read sees a current verdict.
+   * Re-judges the given items (all when omitted) from disk and remembers their verdicts. Answers the judgements, for
+   * diagnostics. Called whenever the index changes, so every read sees a current verdict.
    */
-  async refreshFlags(ids?: readonly string[]): Promise<Map<string, Awaited<ReturnType<KnowledgeCore['judgeFile']>>>> {
-    const out = new Map<string, Awaited<ReturnType<KnowledgeCore['judgeFile']>>>();
-    // Another process (another window, the CLI) may have recorded a review of this person's since.
-    await Promise.allSettled(this.folders.all.map((f) => f.reviews.refreshTrust()));
-    const targets = ids ?? this.listItems().map((i) => i.id);
-    let failure: Error | undefined;
-    for (const id of targets) {
-      let judged: Awaited<ReturnType<KnowledgeCore['judgeFile']>>;
-      try {
-        judged = this.getItem(id) ? await this.judgeFile(id) : undefined;
-      } catch (err) {
-        // The scanner could not judge it (e.g. the model's weights are missing): listed as withheld, never as clean.
-        failure ??= err as Error;
-        this.flags.set(id, { revision: '', rules: [UNJUDGED] });
-        continue;
-      }
-      out.set(id, judged);
-      if (judged) this.flags.set(judged.id, { revision: judged.revision, rules: [...new Set(judged.findings.map((f) => f.ruleId))], ...(judged.repositoryReview ? { teamBy: judged.repositoryReview.reviewedBy } : {}) });
-      else this.flags.delete(id);
-    }
-    if (failure) this.problem({ source: 'threat-scanner', path: failure instanceof ThreatModelUnavailableError ? failure.path : '', message: failure.message, at: new Date().toISOString() });
-    return out;
-  }
-
-  /** The findings on an item's text, after those on its name (a name reaches the model too: `threat/names.ts`). */
-  private withName(id: string, findings: readonly ThreatFinding[]): readonly ThreatFinding[] {
-    const named = id ? this.nameFindings(id) : [];
-    return named.length === 0 ? findings : [...named, ...findings];
+  refreshFlags(ids?: readonly string[]): Promise<Map<string, FileJudgement | undefined>> {
+    return this.verdicts.refresh(ids);
   }
 
   /** Findings on a pin id: its folder's name, directories and file name read as words. Reviews do not apply here. */
   nameFindings(id: string): readonly NameFinding[] {
-    return nameFindings(id, this.scan as (text: string) => readonly ThreatFinding[]);
+    return this.verdicts.nameFindings(id);
   }
 
-  /** Findings that stand for this text now (current rule set; a matching review in the item's folder clears them). Scanned on every read. */
-  judge(id: string, text: string, revision: string): readonly ThreatFinding[] {
-    const findings = this.withName(id, this.scan(text, revision) as readonly ThreatFinding[]);
-    if (findings.length === 0) return findings;
-    const at = id ? this.folders.locate(id) : undefined;
-    return at?.folder.reviews.isReviewed(at.rel, revision, RULESET_VERSION) ? [] : findings;
+  /** Findings that stand for this text now (the one judgement: rules, name, a matching review in the item's folder). */
+  judge(id: string, text: string, revision: string, replayed = false): readonly ThreatFinding[] {
+    return this.verdicts.judge(id, text, revision, replayed);
   }
 
-  /** An item's field naming who reviewed it in the repository, when this person has not accepted that review. */
-  private teamReview(id: string): { repositoryReviewedBy?: string } {
-    const by = this.flags.get(id)?.teamBy;
-    return by !== undefined ? { repositoryReviewedBy: by } : {};
-  }
-
-  /** The repository's review of this revision that this person has not accepted (shown beside the findings it would clear). */
-  unacceptedReview(id: string, revision: string): Review | undefined {
-    const at = id ? this.folders.locate(id) : undefined;
-    const c = at?.folder.reviews.clearance(at.rel, revision, RULESET_VERSION);
-    return c && !c.cleared && c.team ? { ...c.team, id } : undefined;
-  }
-
-  /** Judges a workspace file by id, reading it now (up to the cap: `text` is what was judged). Answers undefined when it cannot be read. */
-  async judgeFile(id: string): Promise<{ id: string; folder: string; path: string; revision: string; text: string; truncated: boolean; findings: readonly ThreatFinding[]; allFindings: readonly ThreatFinding[]; review?: Review; repositoryReview?: Review } | undefined> {
-    const check = this.folders.check(id);
-    if (!check.ok) return undefined;
-    let read: KnowledgeRead;
-    try {
-      // The core's one reader (`notes/revisionReader.ts`): the bytes and revision the index and the block have.
-      read = await this.folders.reader.read(check.path);
-    } catch {
-      return undefined;
-    }
-    const { text, revision, truncated } = read;
-    const allFindings = this.withName(check.id, this.scan(text, revision) as readonly ThreatFinding[]);
-    const clearance = allFindings.length > 0 ? check.folder.reviews.clearance(check.rel, revision, RULESET_VERSION) : undefined;
-    // Reviews on disk name the path inside their folder; callers see the workspace id. `review`: what clears it (this
-    // person's record); `repositoryReview`: the team's record alone, shown as "reviewed by <name> in the repository".
-    const asReview = (c: NonNullable<typeof clearance>): Review =>
-      c.team ? { ...c.team, id: check.id } : { id: check.id, contentHash: revision, rulesetVersion: RULESET_VERSION, rules: c.personal?.rules ?? [], reviewedBy: c.personal?.by ?? '', reviewedAt: c.personal?.at ?? '' };
-    const review = clearance?.cleared ? asReview(clearance) : undefined;
-    const repositoryReview = clearance && !clearance.cleared && clearance.team ? { ...clearance.team, id: check.id } : undefined;
-    return { id: check.id, folder: check.folder.name, path: check.path, revision, text, truncated, findings: review ? [] : allFindings, allFindings, ...(review ? { review } : {}), ...(repositoryReview ? { repositoryReview } : {}) };
-  }
-
-  /**
-   * This person accepts the repository's review of one file revision (the team's record in `.knowledge/reviews.json`)
-   * into their own record. Fails when there is no such review for the file as it is now.
-   */
-  async acceptRepositoryReview(id: string, revision: string): Promise<Review> {
-    // The repository's record as it is on disk now (a pull may have changed it since the last load).
-    await this.folders.locate(id)?.folder.reviews.load();
-    const judged = await this.judgeFile(id);
-    if (!judged) throw new Error(`${id} cannot be read.`);
-    if (judged.revision !== revision) throw new Error(`${id} changed since it was judged; look at it again before accepting a review.`);
-    const check = this.folders.check(judged.id);
-    if (!check.ok) throw new Error(`${id} cannot be read.`);
-    const team = check.folder.reviews.find(check.rel, revision, RULESET_VERSION);
-    if (!team) throw new Error(`The repository has no review of ${id} as it is now.`);
-    await check.folder.reviews.accept([team]);
-    await this.refreshFlags([judged.id]);
-    return { ...team, id: judged.id };
-  }
-
-  /** The repository's reviews (current rule set) this person has not accepted, per folder (the folder's name). */
-  async repositoryReviews(folderName?: string): Promise<{ folder: string; reviews: Review[] }[]> {
-    const folders = folderName !== undefined ? this.folders.all.filter((f) => f.name === folderName) : this.folders.all;
-    // The repository's record as it is on disk now: what is listed is what will be accepted.
-    await Promise.all(folders.map((f) => f.reviews.load()));
-    return folders.map((f) => ({ folder: f.name, reviews: f.reviews.unaccepted(RULESET_VERSION).map((r) => (r.id.startsWith('memory:') ? r : { ...r, id: this.folders.idOf(f, r.id) })) }));
-  }
-
-  /**
-   * Accepts every listed review of a folder's repository record into this person's record (the ids as
-   * `repositoryReviews` answered them; each must still be in the repository's record). Answers those accepted.
-   */
-  async acceptRepositoryReviews(folderName: string, picked: readonly { id: string; contentHash: string }[]): Promise<Review[]> {
-    const folder = this.folders.byName(folderName);
-    if (!folder) throw new Error(`No workspace folder is named ${folderName}.`);
-    const listed = new Map((await this.repositoryReviews(folderName))[0]!.reviews.map((r) => [`${r.id}\0${r.contentHash}`, r]));
-    const chosen = picked.map((p) => listed.get(`${p.id}\0${p.contentHash}`)).filter((r): r is Review => r !== undefined);
-    const onDisk = chosen.map((r) => folder.reviews.find(r.id.startsWith('memory:') ? r.id : (this.folders.locate(r.id)?.rel ?? r.id), r.contentHash, r.rulesetVersion)).filter((r): r is Review => r !== undefined);
-    await folder.reviews.accept(onDisk);
-    await this.refreshFlags();
-    return chosen;
+  /** Judges a workspace file by id, reading it now (`explain`: with what the gates vetoed). Undefined when it cannot be read. */
+  judgeFile(id: string, explain = false): Promise<FileJudgement | undefined> {
+    return this.verdicts.judgeFile(id, explain);
   }
 
   /** Records "reviewed — not a threat" for exactly this revision under the current rule set, in the file's folder. */
-  async markReviewed(id: string, revision: string): Promise<Review> {
-    if (this.folders.all.length === 0) throw new Error('Open a folder first: reviews are kept in its .knowledge/ folder.');
-    const judged = await this.judgeFile(id);
-    if (!judged) throw new Error(`${id} cannot be read.`);
-    if (judged.revision !== revision) throw new Error(`${id} changed since it was judged; look at it again before marking it reviewed.`);
-    if (judged.allFindings.length === 0) throw new Error(`${id} is not flagged.`);
-    const check = this.folders.check(judged.id);
-    if (!check.ok) throw new Error(`${id} cannot be read.`);
-    const review = await check.folder.reviews.markReviewed({ id: check.rel, contentHash: revision, rulesetVersion: RULESET_VERSION, rules: [...new Set(judged.allFindings.map((f) => f.ruleId))] });
-    await this.refreshFlags([judged.id]);
-    return { ...review, id: judged.id };
+  markReviewed(id: string, revision: string): Promise<Review> {
+    return this.verdicts.markReviewed(id, revision);
   }
 
   /** Creates a note or plan in `folder` (a folder's name; the first folder when omitted). */
@@ -353,6 +240,7 @@ export class KnowledgeCore {
     const path = await createKnowledgeFile(folder.path, kind, title);
     await folder.notes.refreshPath(path);
     const at = this.folders.ofPath(path);
+    if (at) await this.refreshFlags([this.folders.idOf(at.folder, at.rel)]);
     const item = at ? this.getItem(this.folders.idOf(at.folder, at.rel)) : undefined;
     if (!item) throw new Error(`Created ${path} but could not index it.`);
     return item;
@@ -422,16 +310,9 @@ export class KnowledgeCore {
     }
   }
 
-  /**
-   * The agent pins of every folder (each folder's `.knowledge/pins.json`), as workspace ids, read now; pins the
-   * policy refuses are in `refused` (named with their folder when there are several).
-   */
-  async readAgentPins(): Promise<UpdateDraftPinsResult> {
-    const read = await Promise.all(this.folders.all.map(async (f) => ({ f, r: await f.agentPins.read() })));
-    return {
-      pins: read.flatMap(({ f, r }) => r.pins.map((p) => this.folders.idOf(f, p))),
-      refused: read.flatMap(({ f, r }) => r.refused.map((x) => ({ pin: this.folders.idOf(f, x.pin), reason: x.reason }))),
-    };
+  /** The agent pins of every folder (each folder's `.knowledge/pins.json`), as workspace ids, read now (`agents/workspaceAgentPins.ts`). */
+  readAgentPins(): Promise<UpdateDraftPinsResult> {
+    return readWorkspaceAgentPins(this.folders);
   }
 
   /** The agent pins, read from every folder's `.knowledge/pins.json` now; pins the policy refuses are left out. */
@@ -439,30 +320,9 @@ export class KnowledgeCore {
     return (await this.readAgentPins()).pins;
   }
 
-  /**
-   * Adds and removes agent pins atomically, each in the `.knowledge/pins.json` of the folder that holds it (so it
-   * travels with that folder's repository). Refuses secrets and outside files, as every pin.
-   */
-  async updateAgentPins(add: readonly string[], remove: readonly string[]): Promise<UpdateDraftPinsResult> {
-    if (this.folders.all.length === 0) return { pins: [], refused: add.map((pin) => ({ pin, reason: 'no workspace folder is open' })) };
-    const refused: UpdateDraftPinsResult['refused'] = [];
-    const changes = new Map<KnowledgeFolder, { add: string[]; remove: string[] }>();
-    const of = (f: KnowledgeFolder) => changes.get(f) ?? changes.set(f, { add: [], remove: [] }).get(f)!;
-    for (const pin of add) {
-      const check = this.folders.check(pin);
-      if (check.ok) of(check.folder).add.push(check.rel);
-      else refused.push({ pin, reason: check.reason });
-    }
-    for (const pin of remove) {
-      const check = this.folders.check(pin);
-      const at = check.ok ? check : isAbsolute(pin) ? this.folders.ofPath(pin) : this.folders.locate(pin);
-      if (at) of(at.folder).remove.push(at.rel);
-    }
-    for (const [folder, change] of changes) {
-      const result = await folder.agentPins.update(change.add, change.remove);
-      refused.push(...result.refused.map((r) => ({ pin: r.pin && !isAbsolute(r.pin) ? this.folders.idOf(folder, r.pin) : r.pin, reason: r.reason })));
-    }
-    return { pins: await this.getAgentPins(), refused };
+  /** Adds and removes agent pins atomically, each in the `.knowledge/pins.json` of the folder that holds it. */
+  updateAgentPins(add: readonly string[], remove: readonly string[]): Promise<UpdateDraftPinsResult> {
+    return updateWorkspaceAgentPins(this.folders, add, remove);
   }
 
   /**

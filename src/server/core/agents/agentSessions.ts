@@ -8,8 +8,8 @@
  * workspace, with the same atomic, locked files as the extension's (`SessionStore`). Pure Node, no `vscode`.
  */
 import { VerdictStore } from '../threat/verdictStore';
-import { defaultScan } from '../threat/scanForBlock';
-import type { ThreatFinding } from '../threat/threatScanner';
+import { sharedScanner } from '../threat/judgement';
+import type { ThreatFinding, ThreatScanner } from '../threat/threatScanner';
 import type { ScanFn } from '../delivery/knowledgeBlock';
 
 export { agentStateDir, agentSessionsPath, claudeCodeSessionKey } from './agentPaths';
@@ -24,32 +24,29 @@ export type AgentMoment =
   | 'prompt';
 
 /**
- * The scan an agent process uses: the same scanner, with verdicts kept across processes in the state folder by
- * content hash and rule-set version (`VerdictStore`). A hook runs as a new process on every prompt; with nothing
- * changed it judges nothing again, and an edited file (a new hash) or a new rule set is judged afresh.
+ * The scan an agent process uses: the one verdict cache (`judgement.ts` `sharedScanner`), seeded from verdicts kept
+ * across processes in the state folder by content hash and rule-set version (`VerdictStore`). A hook runs as a new
+ * process on every prompt; with nothing changed it judges nothing again, and an edited file (a new hash) or a new rule
+ * set is judged afresh.
  */
 export class PersistedScan {
-  private known = new Map<string, readonly ThreatFinding[]>();
   private readonly used = new Map<string, readonly ThreatFinding[]>();
   private judgedNew = false;
   private readonly store: VerdictStore<ThreatFinding>;
 
-  constructor(path: string, private readonly base: ScanFn = defaultScan) {
+  constructor(path: string, private readonly scanner: ThreatScanner = sharedScanner) {
     this.store = new VerdictStore<ThreatFinding>(path);
   }
 
   async load(): Promise<void> {
-    this.known = await this.store.load();
+    for (const [hash, findings] of await this.store.load()) this.scanner.seed(hash, findings);
   }
 
   readonly scan: ScanFn = (text, contentHash) => {
-    if (contentHash === undefined) return this.base(text);
-    let findings = this.known.get(contentHash);
-    if (!findings) {
-      findings = this.base(text, contentHash) as readonly ThreatFinding[];
-      this.known.set(contentHash, findings);
-      this.judgedNew = true;
-    }
+    if (contentHash === undefined) return this.scanner.scan(text);
+    const misses = this.scanner.stats.misses;
+    const findings = this.scanner.scan(text, contentHash);
+    if (this.scanner.stats.misses !== misses) this.judgedNew = true;
     this.used.set(contentHash, findings);
     return findings;
   };

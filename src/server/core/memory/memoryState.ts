@@ -13,7 +13,7 @@ import { JsonlScopeFile, ScopeUnreadableError, type MutationPlan } from './jsonl
 import type { StoredEntry } from './memoryEntry';
 import type { TokenIndex } from './similarity';
 import { VerdictStore } from '../threat/verdictStore';
-import { nameFindings } from '../threat/names';
+import { judgeName } from '../threat/judgement';
 import type { UserTrustStore } from '../review/userTrust';
 import { migrateApprovals } from './approvals';
 import { EntryIndexes } from './entryIndexes';
@@ -142,7 +142,7 @@ export class MemoryState {
    */
   folderForModel(e: StoredEntry): string | undefined {
     const name = this.folderOf(e);
-    if (name === undefined || nameFindings(name, this.deps.scan).length === 0) return name;
+    if (name === undefined || judgeName(name, this.deps.scan).length === 0) return name;
     return `#${this.projects.indexOf(this.storeOf(e)) + 1} whose name is withheld`;
   }
 

@@ -3,7 +3,7 @@
  * recall = threat lines except bucket `paraphrase_stretch` and `policy: true` lines; FPR over benign lines.
  * Used by the eval test and the benchmark. Pure module.
  */
-import { scanText } from './threatScanner';
+import { judge, verdictRules } from './judgement';
 
 export interface LabelledLine {
   readonly id: string;
@@ -43,9 +43,10 @@ export function parseLabelled(jsonl: string): LabelledLine[] {
 /** What a scanner says of one text: the rule ids that fired (none: not flagged). */
 export type Judge = (text: string) => readonly string[];
 
-const ours: Judge = (text) => scanText(text).map((f) => f.ruleId);
+/** The product's judgement of a bare text (`judgement.ts`): the figure printed is the function every read runs. */
+const ours: Judge = (text) => verdictRules(judge({ kind: 'text', text }));
 
-/** Scores `judge` (by default this scanner, both stages) on labelled lines. */
+/** Scores `judge` (by default the product's judgement: both stages, detectors and our closer policy) on labelled lines. */
 export function evaluate(lines: readonly LabelledLine[], judge: Judge = ours): EvalScore {
   const buckets = new Map<string, { n: number; flagged: number }>();
   const missed: LabelledLine[] = [];

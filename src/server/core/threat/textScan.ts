@@ -20,28 +20,15 @@ import { findDecodedRuns, type Encoding } from './decoders';
 import { findBidiRuns, findHiddenContainers, findTagRuns, findZeroWidthInWords, type HiddenContainer, type HiddenRun } from './hidden';
 import type { TextFeatures } from './keywords';
 import { findIntents } from './intent/intent';
-import { analyse, counts } from './model/classifier';
+import { analyse, counts, gateOf } from './model/classifier';
+import { isUngated, withLookAlikeClosers } from './closerPolicy';
 import { normalizeForMatching, toOriginalSpan, type NormalizedText } from './normalize';
 import { findAll, runPatternRules, type RawFinding } from './patternMatch';
 import { clearKeywords, scanKeywords, scanKeywordsAndFeatures } from './prefilter';
-import { ruleMeta, VOCAB, type ThreatCategory, type ThreatSeverity } from './rules';
+import { ruleMeta, VOCAB } from './rules';
+import type { ThreatFinding } from './threatFinding';
 
-/** One rule tripped by one span of a text. */
-export interface ThreatFinding {
-  /** Rule id, e.g. `override.ignore-instructions`. */
-  readonly ruleId: string;
-  readonly category: ThreatCategory;
-  readonly severity: ThreatSeverity;
-  /** One line for a person. */
-  readonly message: string;
-  /** Half-open UTF-16 span in the original text. */
-  readonly start: number;
-  readonly end: number;
-  /** For hidden/encoded findings: rule ids the uncovered text tripped. */
-  readonly inner?: readonly string[];
-  /** For hidden/encoded findings: the start of the uncovered text (≤ 160 chars), for the person to read. */
-  readonly uncovered?: string;
-}
+export type { ThreatFinding } from './threatFinding';
 
 /** Options for {@link scanText}; the defaults are what production uses. */
 export interface ScanOptions {
@@ -49,6 +36,20 @@ export interface ScanOptions {
   readonly prefilter?: boolean;
   /** Run the learned stage (default true). The bench and the training analysis turn it off to see the rules alone. */
   readonly learned?: boolean;
+  /** When given, receives what the learned stage vetoed in the text itself (not in decoded or hidden text). */
+  readonly vetoed?: Veto[];
+}
+
+/** A finding the learned stage vetoed: its rule, where, the gate it needed and the score the text reached. */
+export interface Veto {
+  readonly ruleId: string;
+  /** Half-open UTF-16 span in the original text. */
+  readonly start: number;
+  readonly end: number;
+  /** The model score this rule needs to count (`scripts/threat-train/train.ts` sets it). */
+  readonly gate: number;
+  /** The text's best window score. */
+  readonly score: number;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -64,6 +65,7 @@ const MAX_DEPTH = 2;
 interface ScanState {
   budget: number;
   learned: boolean;
+  vetoed?: Veto[];
 }
 
 /** Scans `text` and returns findings with offsets into `text`. */
@@ -101,8 +103,15 @@ function scanInternal(text: string, depth: number, state: ScanState, prefilter: 
   if (state.learned) {
     // (the view of a text without non-ASCII characters is ASCII: the model need not look for any)
     const reading = analyse(v, features !== null && !features.hasNonAscii, featuresDone);
+    // (our closer policy: a closer of our envelope is never vetoed, `closerPolicy.ts`)
     let kept = 0;
-    for (const f of viewFindings) if (counts(reading, f.meta.id)) viewFindings[kept++] = f;
+    for (const f of viewFindings) {
+      if (counts(reading, f.meta.id) || isUngated(v, { ruleId: f.meta.id, start: f.start, end: f.end })) viewFindings[kept++] = f;
+      else if (depth === 0 && state.vetoed) {
+        const [s, e] = view.map === null ? [f.start, f.end] : toOriginalSpan(view, f.start, f.end);
+        state.vetoed.push({ ruleId: f.meta.id, start: s, end: e, gate: gateOf(f.meta.id), score: reading.best });
+      }
+    }
     viewFindings.length = kept;
     // the most specific finding names a span: a rule before an intent lexicon before the model's sentence
     if (reading.intentsMayCount) {
@@ -248,15 +257,25 @@ function finish(raw: RawFinding[]): ThreatFinding[] {
  */
 export function scanText(text: string, options: ScanOptions = {}): ThreatFinding[] {
   if (text.length === 0) return [];
-  return finish(scanInternal(text, 0, { budget: DECODE_BUDGET, learned: options.learned !== false }, options.prefilter !== false));
+  const state: ScanState = { budget: DECODE_BUDGET, learned: options.learned !== false, ...(options.vetoed ? { vetoed: options.vetoed } : {}) };
+  return finish(scanInternal(text, 0, state, options.prefilter !== false));
+}
+
+/**
+ * The findings every reader of a text gets (the rule set, the detectors, the learned stage, and our closer policy's
+ * look-alike closers): what `judgement.ts` judges with, uncached. Training and evaluation measure this function.
+ */
+export function scanKnowledgeText(text: string, options: ScanOptions = {}): readonly ThreatFinding[] {
+  return withLookAlikeClosers(text, scanText(text, options));
 }
 
 /** Shared verdict of a clean text in the cache. */
 const NO_FINDINGS: readonly ThreatFinding[] = Object.freeze([]);
 
-/** {@link scanText} for the cache: frozen findings, one shared empty array for every clean text. */
+/** {@link scanKnowledgeText} for the cache: frozen findings, one shared empty array for every clean text. */
 export function scanFrozen(text: string): readonly ThreatFinding[] {
   if (text.length === 0) return NO_FINDINGS;
   const raw = scanInternal(text, 0, { budget: DECODE_BUDGET, learned: true }, true);
-  return raw.length === 0 ? NO_FINDINGS : Object.freeze(finish(raw));
+  const found = withLookAlikeClosers(text, raw.length === 0 ? NO_FINDINGS : finish(raw));
+  return found.length === 0 ? NO_FINDINGS : Object.freeze(found);
 }

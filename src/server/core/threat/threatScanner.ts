@@ -86,6 +86,14 @@ export class ThreatScanner {
     return { contentHash: hash, rulesetVersion: this.rulesetVersion, findings, reviewed: isReviewed, flagged: findings.length > 0 && !isReviewed };
   }
 
+  /**
+   * Holds a verdict judged earlier (a persisted verdict store, `PersistedScan`): `findings` for the text whose sha256 is
+   * `contentHash`, under this rule set. A later `scan` of that text with its hash answers it without scanning.
+   */
+  seed(contentHash: string, findings: readonly ThreatFinding[]): void {
+    if (!this.byHash.has(contentHash)) this.byHash.set(contentHash, { version: this.rulesetVersion, findings: Object.freeze([...findings]), hash: contentHash });
+  }
+
   /** Drops every cached verdict. */
   clear(): void {
     this.byText.clear();
@@ -105,6 +113,14 @@ export class ThreatScanner {
       this.hitCount++;
       if (contentHash !== undefined) hit.hash ??= contentHash;
       return hit;
+    }
+    if (byText && contentHash !== undefined) {
+      // a verdict seeded by hash (a persisted store) for a short text
+      const seeded = this.byHash.get(contentHash);
+      if (seeded !== undefined && seeded.version === this.rulesetVersion) {
+        this.hitCount++;
+        return seeded;
+      }
     }
     this.missCount++;
     const entry: CacheEntry = { version: this.rulesetVersion, findings: scanFrozen(text), hash: byText ? contentHash : key };

@@ -145,7 +145,7 @@ export function registerThreatRoutes(ctx: ServerContext): Diagnostics {
     // The live text read as the file would be: up to the cap, with the revision of what is judged.
     const { text, revision, truncated } = capKnowledgeText(doc.getText());
     const findings = core.judge(id, text, revision) as readonly ThreatFinding[];
-    const team = findings.length > 0 ? core.unacceptedReview(id, revision) : undefined;
+    const team = findings.length > 0 ? core.verdicts.unacceptedReview(id, revision) : undefined;
     void connection.sendDiagnostics({ uri: doc.uri, diagnostics: findingsToDiagnostics(text, findings, id, revision, truncated, team) });
   };
   const publishFromDisk = async (ids?: readonly string[]) => {
@@ -198,7 +198,8 @@ export function registerThreatRoutes(ctx: ServerContext): Diagnostics {
   });
 
   route(connection, JudgeFileRequest, async (p) => {
-    const j = await (await ctx.judged()).judgeFile(p.id);
+    // explained: why it is flagged, and what the learned stage vetoed
+    const j = await (await ctx.judged()).judgeFile(p.id, true);
     if (!j) return null;
     const plain = (f: ThreatFinding) => ({ ruleId: f.ruleId, category: f.category, severity: f.severity, message: f.message, start: f.start, end: f.end });
     return {
@@ -209,14 +210,14 @@ export function registerThreatRoutes(ctx: ServerContext): Diagnostics {
       allFindings: j.allFindings.map(plain),
       ...(j.review ? { review: toReviewRecord(j.review) } : {}),
       ...(j.repositoryReview ? { repositoryReview: toReviewRecord(j.repositoryReview) } : {}),
+      vetoed: (j.vetoed ?? []).map((v) => ({ ruleId: v.ruleId, start: v.start, end: v.end, gate: Number.isFinite(v.gate) ? v.gate : null, score: Number.isFinite(v.score) ? v.score : null })),
     };
   });
   route(connection, JudgeTextsRequest, async (p) => {
     const core = await ctx.judged();
     const results = p.texts.map(({ text, id }) => {
-      let findings = core.judge(id ?? '', text, sha256Hex(text));
-      // A replayed section ends with the line break the block compiler added when the file had none: try the file's own text too.
-      if (id && findings.length > 0 && text.endsWith('\n')) findings = core.judge(id, text.slice(0, -1), sha256Hex(text.slice(0, -1)));
+      // replayed: a section may end with the line break the block compiler added (the judgement judges the file's text too)
+      const findings = core.judge(id ?? '', text, sha256Hex(text), id !== undefined);
       return { flagged: findings.length > 0, rules: [...new Set(findings.map((f) => f.ruleId))] };
     });
     return { rulesetVersion: RULESET_VERSION, results };
@@ -232,12 +233,12 @@ export function registerThreatRoutes(ctx: ServerContext): Diagnostics {
     };
   const markReviewed = clearing((core, id, revision) => core.markReviewed(id, revision));
   route(connection, MarkReviewedRequest, (p) => markReviewed(p.id, p.revision));
-  const acceptReview = clearing((core, id, revision) => core.acceptRepositoryReview(id, revision));
+  const acceptReview = clearing((core, id, revision) => core.verdicts.acceptRepositoryReview(id, revision));
   route(connection, AcceptRepositoryReviewRequest, (p) => acceptReview(p.id, p.revision));
   route(connection, ExecuteMarkReviewedRequest, (p) => (p.command === SERVER_ACCEPT_REVIEW_COMMAND ? acceptReview(p.arguments[0], p.arguments[1]) : markReviewed(p.arguments[0], p.arguments[1])));
-  route(connection, RepositoryReviewsRequest, async (p) => ({ folders: (await (await ctx.judged()).repositoryReviews(p.folder)).map((f) => ({ folder: f.folder, reviews: f.reviews.map(toReviewRecord) })) }));
+  route(connection, RepositoryReviewsRequest, async (p) => ({ folders: (await (await ctx.judged()).verdicts.repositoryReviews(p.folder)).map((f) => ({ folder: f.folder, reviews: f.reviews.map(toReviewRecord) })) }));
   route(connection, AcceptRepositoryReviewsRequest, async (p) => {
-    const accepted = await (await ctx.judged()).acceptRepositoryReviews(p.folder, p.reviews);
+    const accepted = await (await ctx.judged()).verdicts.acceptRepositoryReviews(p.folder, p.reviews);
     const files = accepted.filter((r) => !r.id.startsWith('memory:')).map((r) => r.id);
     await publishFromDisk(files);
     void connection.sendNotification(ItemsChangedNotification.type, { ids: files });

@@ -147,6 +147,11 @@ export interface ModelReading {
   readonly intentsMayCount: boolean;
 }
 
+/** The model score a finding of this rule needs to count (−∞: it counts on its own). */
+export function gateOf(ruleId: string): number {
+  return MODEL.gates[ruleId] ?? -Infinity;
+}
+
 /** Whether a pattern-rule or intent-lexicon finding with this rule id counts in a text the model read so. */
 export function counts(reading: ModelReading, ruleId: string): boolean {
   return reading.best >= (MODEL.gates[ruleId] ?? -Infinity);

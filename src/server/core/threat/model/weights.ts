@@ -13,7 +13,7 @@ export const MODEL = {
     'exec.pipe-to-shell': 0.3722195562729314,
     'exfil.secret-to-sink': -0.44385334092275136,
     'forged.chat-template-role': 0.38435633690959453,
-    'forged.envelope-close': 0.45900404961190816,
+    'forged.envelope-close': -0.25630999798235093,
     'guardrail.forged-consent': -0.5725096388902294,
     'intent.conceal': 0.5,
     'intent.disclose': 0.8980241516653931,
