@@ -13,7 +13,10 @@
  * offsets are identical. Pure module: no `vscode`, no language-server imports.
  */
 
-import { HOMOGLYPHS } from './textFold';
+import { HOMOGLYPHS as FOLDED } from './textFold';
+
+/** The look-alike table, held here: an imported binding is a property load per use. */
+const HOMOGLYPHS = FOLDED;
 
 /** A matching view of a text. */
 export interface NormalizedText {

@@ -3,9 +3,10 @@
 /** Pure module; the rule-gating program it consults lives in prefilter.ts. */
 import { PATTERN_RULES, rulesToRun } from './prefilter';
 import type { NearClause, PatternRule, RuleMeta } from './rules';
-import { breakAt, LINE, negatedBefore, reportedBefore, RULE_CLAUSE, RULE_NEGATION, RULE_SENTENCE, scopeBounds, scopeEnd, type Span } from './clauseRules';
+import { negatedBefore, reportedBefore, RULE_NEGATION } from './negationRules';
+import { breakAt, LINE, RULE_CLAUSE, RULE_SENTENCE, scopeBounds, scopeEnd, type Span } from './sentenceSplit';
 
-export type { Span } from './clauseRules';
+export type { Span } from './sentenceSplit';
 const MAX_MATCHES = 512;
 
 /** All matches of a global regex, capped. */
@@ -42,7 +43,7 @@ const inside = (s: Span, spans: readonly Span[]): boolean => spans.some(([a, b])
 /** The whole line holding `[s, e)` (a pattern rule's line is not cut at MAX_SCOPE). */
 const lineBounds = (text: string, s: number, e: number): Span => scopeBounds(text, s, e, LINE, Infinity);
 
-/** From the anchor to the end of the sentence that follows it, its stop included (at most MAX_SCOPE characters on: clauseRules.ts). */
+/** From the anchor to the end of the sentence that follows it, its stop included (at most MAX_SCOPE characters on: sentenceSplit.ts). */
 function sentenceAfter(text: string, s: number, e: number): Span {
   const to = scopeEnd(text, e, RULE_SENTENCE);
   return [s, to < text.length && breakAt(text, to, RULE_SENTENCE) ? to + 1 : to];

@@ -20,7 +20,8 @@
  * UTF-16 spans into it. Bounded quantifiers only; match counts capped; regexes compiled lazily.
  * Pure module: no `vscode`, no language-server imports.
  */
-import { INTENT_CLAUSE, INTENT_SENTENCE, LINE, negatedAfter, negatedBefore, objectNegated, reportedBefore, scopeBounds, type BreakRule, type Span } from '../clauseRules';
+import { negatedAfter, negatedBefore, objectNegated, reportedBefore } from '../negationRules';
+import { INTENT_CLAUSE, INTENT_SENTENCE, LINE, scopeBounds, type BreakRule, type Span } from '../sentenceSplit';
 import * as L from './lexicon';
 import { groupRegex, lexiconRegex, type GroupName } from './lexiconRegex';
 import { bitOf, cueTable, entryRegex, GATE_GROUPS, scanCues, type CueHits } from './intentCues';

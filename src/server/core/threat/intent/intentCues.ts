@@ -8,6 +8,9 @@ import type { LexGroup } from './lexicon';
 import { entriesOf, entryCue, entrySource, type GroupName } from './lexiconRegex';
 import { RECIPES } from './intentRecipes';
 
+/** The fold, held here: an imported binding is a property load per use, and the prefilter folds every character. */
+const fold = foldCode;
+
 export const GATE_GROUPS: readonly GroupName[] = [...new Set(RECIPES.flatMap((r) => r.gates.flat()))];
 const BUCKET_BITS = 16;
 const BUCKETS = 1 << BUCKET_BITS;
@@ -101,10 +104,10 @@ function cueAt(view: string, pos: number, cue: Uint16Array): boolean {
   let j = pos;
   for (let k = 0; k < cue.length; k++) {
     if (j >= view.length) return false;
-    const c = foldCode(view.charCodeAt(j));
+    const c = fold(view.charCodeAt(j));
     if (c !== cue[k]) return false;
     j++;
-    if (c === 32) while (j < view.length && foldCode(view.charCodeAt(j)) === 32) j++;
+    if (c === 32) while (j < view.length && fold(view.charCodeAt(j)) === 32) j++;
   }
   return true;
 }
@@ -143,7 +146,7 @@ export function scanCues(view: string): CueHits {
       if (c < 128) {
         if (c >= 65 && c <= 90) c += 32;
         else if (c >= 9 && c <= 13) c = 32;
-      } else c = foldCode(c);
+      } else c = fold(c);
       if (c === 32) {
         if (lastSpace) continue;
         lastSpace = true;

@@ -1,7 +1,7 @@
 // Owns the intent stage's recipes: which lexicon groups make each intent (an anchor group, the groups that must
 // stand near it and in which scope, the prefilter gates) and the custom checks two of them carry.
 /** Pure module: no `vscode`, no language-server imports. */
-import { negatedAfter, negatedTellAfter, negationRegex } from '../clauseRules';
+import { negatedAfter, negatedTellAfter, negationRegex } from '../negationRules';
 import type { GroupName } from './lexiconRegex';
 
 export type IntentId =

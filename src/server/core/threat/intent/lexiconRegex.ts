@@ -1,6 +1,6 @@
 // Owns turning the intent lexicon (lexicon.ts) into regexes: an entry's regex source (spaces, Cyrillic look-alikes,
 // word-start guard), its prefilter cue (the literal it starts with, folded as textFold.ts folds text), and each
-// group's compiled regex. The intent engine, its prefilter and the shared negation rule (clauseRules.ts) read
+// group's compiled regex. The intent engine, its prefilter and the shared negation rules (negationRules.ts) read
 // the lexicon through here only.
 /** Pure module: no `vscode`, no language-server imports. */
 import { CYRILLIC_LATIN, foldCode } from '../textFold';

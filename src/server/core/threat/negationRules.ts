@@ -1,102 +1,11 @@
-// Owns the clause and sentence rules both rule engines read (patternMatch.ts for rules.ts, intent/*.ts for the
-// lexicons): where a clause, a sentence or a line ends around an anchor, when a negation before an anchor makes
-// it guidance, and when the words before it report an attack ("asks the agent to …"). The model's sentence
-// windows (model/features.ts, keywords' fused pass) end on the same stop characters (isStopCode, isCjkStopCode).
+// Owns the negation and reported-speech rules both rule engines read (patternMatch.ts for rules.ts, intent/*.ts
+// for the lexicons): when a negation before (or, in Japanese, Chinese, German and French, after) an anchor makes
+// it guidance, when an object is negated ("needs no token"), and when the words before an anchor report an
+// attack rather than make one ("asks the agent to …").
 /** Pure module: no `vscode`, no language-server imports. */
 import { lexiconRegex } from './intent/lexiconRegex';
 import { NEGATION, NEGATION_AFTER } from './intent/lexicon';
-
-export type Span = readonly [number, number];
-
-/** How far a scope reaches either side of its anchor. */
-export const MAX_SCOPE = 400;
-
-/** `.` `!` `?`: they end a sentence when whitespace (or the end) follows. */
-export const isStopCode = (c: number): boolean => c === 0x2e || c === 0x21 || c === 0x3f;
-/** `。` `！` `？`: they end a sentence wherever they stand. */
-export const isCjkStopCode = (c: number): boolean => c === 0x3002 || c === 0xff01 || c === 0xff1f;
-const SEMICOLON = 0x3b;
-const CJK_SEMICOLON = 0xff1b;
-
-/**
- * What ends a scope. The engines differ in a few points that their findings depend on (test/unit/threatFindingsGolden.test.ts),
- * so those points are named here rather than written twice.
- */
-export interface BreakRule {
-  /** `.` `!` `?` end it (a line scope ends at line breaks only). */
-  readonly stops: boolean;
-  /** `;` ends it: anywhere (`any`), like a full stop before whitespace (`spaced`), or not at all. */
-  readonly semicolon: 'any' | 'spaced' | 'none';
-  /** `。！？` end it (and `；` unless `semicolon` is `none`). */
-  readonly cjk: boolean;
-  /** What counts as whitespace after a stop: space, tab, CR, LF (`ascii`), or a JS `\s` (`unicode`). */
-  readonly space: 'ascii' | 'unicode';
-  /** A line break ends it (`line`), or only a blank line (`paragraph`: `\n`, up to 8 spaces or tabs, `\n`). */
-  readonly newline: 'line' | 'paragraph';
-}
-
-/** The intent engine's scopes. */
-export const INTENT_CLAUSE: BreakRule = { stops: true, semicolon: 'any', cjk: true, space: 'ascii', newline: 'line' };
-export const INTENT_SENTENCE: BreakRule = { stops: true, semicolon: 'none', cjk: true, space: 'ascii', newline: 'line' };
-/** A line (both engines). */
-export const LINE: BreakRule = { stops: false, semicolon: 'none', cjk: false, space: 'ascii', newline: 'line' };
-/** The pattern rules' scopes (`sameClause`, `sameSentence` in rules.ts). */
-export const RULE_CLAUSE: BreakRule = { stops: true, semicolon: 'spaced', cjk: false, space: 'unicode', newline: 'line' };
-export const RULE_SENTENCE: BreakRule = { stops: true, semicolon: 'none', cjk: false, space: 'unicode', newline: 'paragraph' };
-
-const JS_SPACE = /\s/;
-
-function spaceOrEnd(text: string, i: number, space: BreakRule['space']): boolean {
-  if (i >= text.length) return true;
-  const c = text.charCodeAt(i);
-  if (space === 'ascii') return c === 32 || c === 10 || c === 9 || c === 13;
-  return c === 32 || c === 10 || JS_SPACE.test(text[i]!);
-}
-
-/** Is there a line break, then up to 8 spaces or tabs, then a line break, at `i`? */
-function blankLineAt(text: string, i: number): boolean {
-  for (let j = i + 1; j < text.length && j <= i + 9; j++) {
-    const c = text.charCodeAt(j);
-    if (c === 10) return true;
-    if (c !== 32 && c !== 9) return false;
-  }
-  return false;
-}
-
-/** Does the character at `i` end a scope under `r`? */
-export function breakAt(text: string, i: number, r: BreakRule): boolean {
-  const c = text.charCodeAt(i);
-  if (c === 10) return r.newline === 'line' || blankLineAt(text, i);
-  if (!r.stops) return false;
-  if (isStopCode(c)) return spaceOrEnd(text, i + 1, r.space);
-  if (c === SEMICOLON) return r.semicolon === 'any' || (r.semicolon === 'spaced' && spaceOrEnd(text, i + 1, r.space));
-  if (!r.cjk) return false;
-  return isCjkStopCode(c) || (c === CJK_SEMICOLON && r.semicolon !== 'none');
-}
-
-/** Where the scope holding `[s, e)` starts: after the last break before `s`, at most `reach` back. */
-export function scopeStart(text: string, s: number, r: BreakRule, reach = MAX_SCOPE): number {
-  const lo = Math.max(0, s - reach);
-  let from = s;
-  while (from > lo && !breakAt(text, from - 1, r)) from--;
-  return from;
-}
-
-/** Where the scope holding `[s, e)` ends: at the first break from `e` on, at most `reach` on. */
-export function scopeEnd(text: string, e: number, r: BreakRule, reach = MAX_SCOPE): number {
-  const hi = Math.min(text.length, e + reach);
-  let to = e;
-  while (to < hi && !breakAt(text, to, r)) to++;
-  return to;
-}
-
-/** Bounds of the scope (clause, sentence, line) holding `[s, e)`, at most `reach` either side. */
-export function scopeBounds(text: string, s: number, e: number, r: BreakRule, reach = MAX_SCOPE): Span {
-  return [scopeStart(text, s, r, reach), scopeEnd(text, e, r, reach)];
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// Negation and reported speech
+import { isStopCode, JS_SPACE } from './sentenceSplit';
 
 let negRe: RegExp | null = null;
 let negAfterRe: RegExp | null = null;
