@@ -6,12 +6,17 @@
  * - invisible characters dropped: zero-width space/joiners, word joiner, BOM, soft hyphen, bidi controls,
  *   Unicode tag characters, variation selectors, Hangul fillers, and the replacement character, object and
  *   annotation characters and noncharacters that a mangled byte leaves inside a word (`instr\uFFFDuctions`);
- * - a small homoglyph fold (Cyrillic/Greek letters that look Latin) so `іgnоre` matches `ignore`.
+ * - a small homoglyph fold (Cyrillic/Greek letters that look Latin: textFold.ts HOMOGLYPHS) so `іgnоre` matches `ignore`.
  *
  * Findings must point into the ORIGINAL text, so every character of the view carries the original span
  * it came from (`start[i]`, `end[i]`). ASCII text (the common case) is its own view: `map` is null and
  * offsets are identical. Pure module: no `vscode`, no language-server imports.
  */
+
+import { HOMOGLYPHS as FOLDED } from './textFold';
+
+/** The look-alike table, held here: an imported binding is a property load per use. */
+const HOMOGLYPHS = FOLDED;
 
 /** A matching view of a text. */
 export interface NormalizedText {
@@ -31,22 +36,6 @@ export const INVISIBLE_RE =
 
 const NON_ASCII_RE = /[\u0080-\uffff]/;
 
-/** Look-alike letters folded to ASCII for matching (subset of Unicode confusables, 1:1 only). */
-const HOMOGLYPHS: Readonly<Record<string, string>> = {
-  // Cyrillic lower / upper
-  'а': 'a', 'в': 'b', 'е': 'e', 'к': 'k', 'м': 'm', 'н': 'h', 'о': 'o', 'р': 'p', 'с': 'c', 'т': 't', 'у': 'y', 'х': 'x',
-  'ѕ': 's', 'і': 'i', 'ј': 'j', 'ԁ': 'd', 'һ': 'h', 'ӏ': 'l', 'ԛ': 'q', 'ԝ': 'w', 'ь': 'b',
-  'А': 'A', 'В': 'B', 'Е': 'E', 'К': 'K', 'М': 'M', 'Н': 'H', 'О': 'O', 'Р': 'P', 'С': 'C', 'Т': 'T', 'Х': 'X',
-  'Ѕ': 'S', 'І': 'I', 'Ј': 'J', 'Ү': 'Y',
-  // Greek
-  'α': 'a', 'ο': 'o', 'ν': 'v', 'ρ': 'p', 'τ': 't', 'ι': 'i', 'κ': 'k', 'υ': 'u', 'ε': 'e',
-  'Α': 'A', 'Β': 'B', 'Ε': 'E', 'Ζ': 'Z', 'Η': 'H', 'Ι': 'I', 'Κ': 'K', 'Μ': 'M', 'Ν': 'N', 'Ο': 'O', 'Ρ': 'P',
-  'Τ': 'T', 'Υ': 'Y', 'Χ': 'X',
-  // Latin look-alikes outside ASCII that NFKC keeps
-  'ı': 'i', 'ɡ': 'g', 'ɑ': 'a', 'ꓲ': 'I',
-  // typographic quotes and dashes, so quote- and hyphen-sensitive rules see one form
-  '\u2018': "'", '\u2019': "'", '\u201c': '"', '\u201d': '"', '\u2010': '-', '\u2011': '-',
-};
 const HOMOGLYPH_RE = new RegExp(`[${Object.keys(HOMOGLYPHS).join('')}]`);
 
 const COMBINING_RE = /\p{M}/u;

@@ -3,8 +3,10 @@
 /** Pure module; the rule-gating program it consults lives in prefilter.ts. */
 import { PATTERN_RULES, rulesToRun } from './prefilter';
 import type { NearClause, PatternRule, RuleMeta } from './rules';
+import { negatedBefore, reportedBefore, RULE_NEGATION } from './negationRules';
+import { breakAt, LINE, RULE_CLAUSE, RULE_SENTENCE, scopeBounds, scopeEnd, type Span } from './sentenceSplit';
 
-export type Span = readonly [number, number];
+export type { Span } from './sentenceSplit';
 const MAX_MATCHES = 512;
 
 /** All matches of a global regex, capped. */
@@ -38,42 +40,20 @@ class MatchMemo {
 
 const inside = (s: Span, spans: readonly Span[]): boolean => spans.some(([a, b]) => s[0] >= a && s[1] <= b);
 
-function lineBounds(text: string, s: number, e: number): Span {
-  return [text.lastIndexOf('\n', s - 1) + 1, (() => {
-    const n = text.indexOf('\n', e);
-    return n < 0 ? text.length : n;
-  })()];
-}
+/** The whole line holding `[s, e)` (a pattern rule's line is not cut at MAX_SCOPE). */
+const lineBounds = (text: string, s: number, e: number): Span => scopeBounds(text, s, e, LINE, Infinity);
 
-const CLAUSE_END = /[.;!?](?=\s|$)|\n/g;
-const MAX_CLAUSE = 400;
-
-/** Bounds of the clause holding [s, e): from after the previous `.;!?` + space (or line start) to the next. */
-function clauseBounds(text: string, s: number, e: number): Span {
-  let from = Math.max(0, s - MAX_CLAUSE);
-  CLAUSE_END.lastIndex = from;
-  let m: RegExpExecArray | null;
-  while ((m = CLAUSE_END.exec(text)) !== null && m.index < s) from = m.index + 1;
-  CLAUSE_END.lastIndex = e;
-  m = CLAUSE_END.exec(text);
-  const to = m && m.index - e <= MAX_CLAUSE ? m.index : Math.min(text.length, e + MAX_CLAUSE);
-  return [from, to];
-}
-
-const SENTENCE_END = /[.!?](?=\s|$)|\n[ \t]{0,8}\n/g;
-
-/** From the anchor to the end of the sentence that follows it (at most MAX_CLAUSE characters on). */
+/** From the anchor to the end of the sentence that follows it, its stop included (at most MAX_SCOPE characters on: sentenceSplit.ts). */
 function sentenceAfter(text: string, s: number, e: number): Span {
-  SENTENCE_END.lastIndex = e;
-  const m = SENTENCE_END.exec(text);
-  return [s, m && m.index - e <= MAX_CLAUSE ? m.index + 1 : Math.min(text.length, e + MAX_CLAUSE)];
+  const to = scopeEnd(text, e, RULE_SENTENCE);
+  return [s, to < text.length && breakAt(text, to, RULE_SENTENCE) ? to + 1 : to];
 }
 
 /** Nearest match of `clause` around `anchor`, or null. */
 function nearMatch(text: string, anchor: Span, clause: NearClause, matches: readonly Span[], excluded: readonly Span[]): Span | null {
   const [as, ae] = anchor;
   const [ls, le] = clause.sameClause
-    ? clauseBounds(text, as, ae)
+    ? scopeBounds(text, as, ae, RULE_CLAUSE)
     : clause.sameSentence
       ? sentenceAfter(text, as, ae)
     : clause.sameLine === false
@@ -97,13 +77,7 @@ function nearMatch(text: string, anchor: Span, clause: NearClause, matches: read
   return best;
 }
 
-/** "… asks the agent to <anchor>": text describing an attack rather than making one. */
-const REPORTED_BEFORE =
-  /\b(?:asks?|asking|asked|tells?|telling|told|instructs?|instructed|tricks?|tricked|tricking|convinces?|convinced|gets?|getting|causes?|lures?|coax(?:es)?|persuades?|manipulates?|attempts?\s{1,3}to\s{1,3}(?:make|get)|tries\s{1,3}to\s{1,3}(?:make|get))\s{1,3}(?:the|an?|your|our|other)?\s{0,3}(?:agents?|models?|assistants?|ai|llms?|bots?|copilot)\s{1,3}(?:to|into)\s{1,3}$/i;
-
 const isClauseList = (e: NearClause | readonly NearClause[]): e is readonly NearClause[] => Array.isArray(e);
-
-const NEGATED_BEFORE = /\b(?:never|not|don't|dont|do\s{1,3}not|must\s{1,3}not|mustn't|shouldn't|should\s{1,3}not|no|avoid|stop)\b[^.;:!?\n]{0,48}$/i;
 
 /** A finding with its span in the scanned view, before mapping back and merging. */
 export interface RawFinding {
@@ -148,11 +122,8 @@ export function runPatternRules(view: string, prefiltered: boolean, out: RawFind
       let a: Span = a0;
       while (a[0] < a[1] && /\s/.test(view[a[0]]!)) a = [a[0] + 1, a[1]];
       if (excluded.length && inside(a, excluded)) continue;
-      if (REPORTED_BEFORE.test(view.slice(Math.max(0, a[0] - 64), a[0]))) continue;
-      if (rule.negatable) {
-        const [ls] = lineBounds(view, a[0], a[1]);
-        if (NEGATED_BEFORE.test(view.slice(Math.max(ls, a[0] - 64), a[0]))) continue;
-      }
+      if (reportedBefore(view, a[0])) continue;
+      if (rule.negatable && negatedBefore(view, a[0], RULE_NEGATION)) continue;
       let s = a[0];
       let e = a[1];
       let ok = true;

@@ -16,7 +16,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { featureBuffer, features } from './features';
-import { scoreWindows, lowerSameLength, type LinearModel, type ScoredWindow } from './windows';
+import { lowerSameLength } from '../textFold';
+import { scoreWindows, type LinearModel, type ScoredWindow } from './windows';
 import { MODEL } from './weights';
 
 /** What the intent model can name. The rule id is `model.<intent>`. */

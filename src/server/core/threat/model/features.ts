@@ -12,6 +12,8 @@
  * Hashing is FNV-1a over UTF-16 code units with a different seed per kind; no string is allocated per token.
  * Pure module: no `vscode`, no language-server imports.
  */
+import { isCjkStopCode, isStopCode, SEMICOLON } from '../sentenceSplit';
+import { lowerAscii } from '../textFold';
 
 /** FNV-1a step over one UTF-16 code unit. */
 export const step = (h: number, c: number): number => Math.imul(h ^ c, 16777619);
@@ -73,8 +75,10 @@ export function lastSegments(): { readonly count: number; readonly start: Int32A
 }
 
 export const MAX_SEGMENT = 600;
-const isStop = (c: number): boolean => c === 0x2e || c === 0x21 || c === 0x3f || c === 0x3b;
-const isCjkStop = (c: number): boolean => c === 0x3002 || c === 0xff01 || c === 0xff1f;
+/** A window ends after a run holding `.` `!` `?` or `;` before whitespace (sentenceSplit.ts's stops; `;` as in a clause). */
+export const isWindowStop = (c: number): boolean => isStop(c) || c === semicolon;
+// held here: an imported binding is a property load per use, and the pass reads these per character
+const [isStop, isCjkStop, lower, semicolon] = [isStopCode, isCjkStopCode, lowerAscii, SEMICOLON];
 
 function grow(a: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
   const b = new Int32Array(a.length * 2);
@@ -144,11 +148,11 @@ export function features(text: string, from: number, to: number): number {
       let stem = SEED_STEM;
       let len = 0;
       while (i < to) {
-        let d = text.charCodeAt(i);
+        const d = text.charCodeAt(i);
         if ((d < 0x80 ? ASCII_KIND[d]! : kindOf(d)) !== Kind.Word) break;
-        if (d >= 0x41 && d <= 0x5a) d |= 0x20; // ASCII case folded here: ASCII text needs no lowercased copy
-        h = step(h, d);
-        if (len < STEM_LEN) stem = step(stem, d);
+        const f = lower(d); // ASCII case folded here: ASCII text needs no lowercased copy
+        h = step(h, f);
+        if (len < STEM_LEN) stem = step(stem, f);
         len++;
         i++;
       }
@@ -179,7 +183,7 @@ export function features(text: string, from: number, to: number): number {
       const d = text.charCodeAt(i);
       if (kindOf(d) !== Kind.Punct) break;
       if (len < PUNCT_MAX) h = step(h, d);
-      if (isStop(d)) stop = true;
+      if (isWindowStop(d)) stop = true;
       else if (isCjkStop(d)) cjkStop = true;
       len++;
       i++;

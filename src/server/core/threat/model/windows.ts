@@ -13,18 +13,6 @@ export interface LinearModel {
   readonly scale?: number;
 }
 
-const NON_ASCII = /[\u0080-\uffff]/;
-
-/**
- * Lowercases without changing offsets (a few characters lowercase to two code units: keep those as they are).
- * ASCII text is returned as it is: the feature pass folds ASCII letters itself.
- */
-export function lowerSameLength(text: string): string {
-  if (!NON_ASCII.test(text)) return text;
-  const lower = text.toLowerCase();
-  return lower.length === text.length ? lower : text;
-}
-
 /** One scored window. */
 export interface ScoredWindow {
   readonly start: number;

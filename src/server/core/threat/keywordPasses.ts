@@ -1,0 +1,371 @@
+// Owns the keyword prefilter's scan loops over the tables keywordTables.ts builds: the plain pass (keywords seen,
+// and the character features that decide whether the decoders run) and the same pass fused with the learned
+// stage's feature pass for ASCII text (model/features.ts: its windows end on the stops of sentenceSplit.ts, its
+// letters fold as textFold.ts's lowerAscii).
+/** Pure module: no `vscode`, no language-server imports. */
+import { ASCII_KIND, beginFeatures, closeSegment, isWindowStop, MAX_SEGMENT, mix, PUNCT_MAX, SEED_PUNCT, SEED_STEM, SEED_WORD, STEM_LEN, step } from './model/features';
+import { lowerAscii } from './textFold';
+
+/** At most this many keywords (a pass result keeps the hit count in its low 16 bits). */
+export const MAX_KEYWORDS = (1 << 16) - 1;
+/** Output flag in a transition entry (so at most 32 767 states). Defined here, not imported: the loops read it per character. */
+export const OUT = 0x8000;
+/** Keyword flags: must start / end at a word boundary. */
+export const START = 1;
+export const END = 2;
+
+/** The automaton's tables. */
+export interface Tables {
+  /** char code (0..65535) → symbol (low 8 bits, 0 = other) | character-class flags (high bits). */
+  readonly charInfo: Uint16Array;
+  /** Transitions: `delta[state * stride + symbol]` is the next state, with OUT set when it has outputs. */
+  readonly delta: Uint16Array;
+  readonly stride: number;
+  readonly outStart: Int32Array; // state → offset into outIds (or -1)
+  readonly outIds: Int32Array; // -1-terminated lists
+  readonly kwLen: Int32Array; // keyword id → length without markers
+  readonly kwFlags: Uint8Array; // keyword id → START | END
+  readonly hits: Int32Array;
+}
+
+/**
+ * One pass over `text`: records new keyword ids in `seen` and `hits` from `hitCount` on and returns the new
+ * hit count (low {@link HIT_BITS} bits) with the FOUND_* feature bits above it.
+ */
+export type PassFn = (text: string, seen: Uint8Array, hitCount: number) => number;
+
+/**
+ * The scan loop as a closure over the tables: V8 treats the closure's constants as constants (base pointers
+ * and lengths stay out of the loop's registers), which makes the loop about a quarter faster than reading
+ * the tables off `this`. The run features are tracked without branches: a mask is -1 on a character of the
+ * class and 0 off it, so a run length is `(len + 1) & mask`.
+ */
+export function compilePass(t: Tables): PassFn {
+  const { charInfo, delta, stride, outStart, outIds, kwLen, kwFlags, hits } = t;
+  return (text, seen, hitCount) => {
+    let s = 0;
+    let flags = 0;
+    let b64Len = 0;
+    let b64Cls = 0; // class flags of the current base64 run
+    let hexLen = 0;
+    let found = 0;
+    const n = text.length;
+    for (let i = 0; i < n; i++) {
+      const info = charInfo[text.charCodeAt(i)]!;
+      flags |= info;
+      s = delta[s * stride + (info & 0xff)]!;
+      if (s >= OUT) {
+        s -= OUT;
+        for (let k = outStart[s]!; outIds[k]! >= 0; k++) {
+          const id = outIds[k]!;
+          if (seen[id] !== 0) continue;
+          const f = kwFlags[id]!;
+          if (f !== 0) {
+            if (f & START) {
+              const p = i - kwLen[id]!;
+              if (p >= 0 && isWordCode(text.charCodeAt(p))) continue;
+            }
+            if (f & END && i + 1 < n && isWordCode(text.charCodeAt(i + 1))) continue;
+          }
+          seen[id] = 1;
+          hits[hitCount++] = id;
+        }
+      }
+      const inB64 = -((info >> (8 + B64_BIT)) & 1);
+      const inHex = -((info >> (8 + HEXSEP_BIT)) & 1);
+      b64Len = (b64Len + 1) & inB64;
+      b64Cls = (b64Cls | info) & inB64;
+      hexLen = (hexLen + 1) & inHex;
+      // rare in prose: one well-predicted branch per character
+      if (b64Len >= B64_MIN || hexLen >= HEX_MIN) {
+        if (b64Len >= B64_MIN && (b64Cls & B64_MIXED) === B64_MIXED) found |= FOUND_B64;
+        if (hexLen >= HEX_MIN) found |= FOUND_HEX;
+      }
+    }
+    const cls = flags >> 8;
+    if (cls & ESC) found |= FOUND_ESC;
+    if (cls & NONASCII) found |= FOUND_NONASCII;
+    return hitCount | (found << HIT_BITS);
+  };
+}
+
+/**
+ * {@link compilePass} fused with the learned stage's feature pass (`features` in model/features.ts) for ASCII
+ * text: the keyword automaton steps inside the feature pass's word and punctuation loops, so both run over
+ * the text once and their dependency chains (a table walk, a multiply-and-xor hash) overlap. For ASCII text
+ * it writes exactly what `features(text, 0, text.length)` writes (test/unit/threatFusedPass.test.ts holds it to
+ * that over the corpora); at the first non-ASCII character it leaves the features and goes on as the plain pass.
+ */
+export function compileFusedPass(t: Tables): PassFn {
+  const { charInfo, delta, stride, outStart, outIds, kwLen, kwFlags, hits } = t;
+  // the feature pass's tables and constants as closure constants (an imported binding is a property load
+  // per use in CommonJS output)
+  const KIND = ASCII_KIND;
+  const [seedWord, seedStem, seedPunct, stemLen, punctMax, maxSegment] = [SEED_WORD, SEED_STEM, SEED_PUNCT, STEM_LEN, PUNCT_MAX, MAX_SEGMENT];
+  const hash = step;
+  const pair = mix;
+  const windowStop = isWindowStop;
+  const lower = lowerAscii;
+  const record = closeSegment;
+  const begin = beginFeatures;
+  return (text, seen, hitCount) => {
+    let s = 0;
+    let flags = 0;
+    let b64Len = 0;
+    let b64Cls = 0;
+    let hexLen = 0;
+    let found = 0;
+    const n = text.length;
+    const out = begin(n);
+    let count = 0;
+    let sStart = -1; // start of the current sentence (-1: none yet)
+    let sEnd = 0; // end of the last token of the current sentence
+    let prevStem = 0; // stem hash of the previous word (0: none since the last punctuation)
+    let i = 0;
+    let ascii = true;
+    outer: while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c >= 0x80) {
+        ascii = false;
+        break;
+      }
+      const kind = KIND[c]!;
+      if (kind === 0) {
+        // space
+        {
+          const info = charInfo[c]!;
+          flags |= info;
+          s = delta[s * stride + (info & 0xff)]!;
+          if (s >= OUT) {
+            s -= OUT;
+            for (let k = outStart[s]!; outIds[k]! >= 0; k++) {
+              const id = outIds[k]!;
+              if (seen[id] !== 0) continue;
+              const f = kwFlags[id]!;
+              if (f !== 0) {
+                if (f & START) {
+                  const p = i - kwLen[id]!;
+                  if (p >= 0 && isWordCode(text.charCodeAt(p))) continue;
+                }
+                if (f & END && i + 1 < n && isWordCode(text.charCodeAt(i + 1))) continue;
+              }
+              seen[id] = 1;
+              hits[hitCount++] = id;
+            }
+          }
+          const inB64 = -((info >> (8 + B64_BIT)) & 1);
+          const inHex = -((info >> (8 + HEXSEP_BIT)) & 1);
+          b64Len = (b64Len + 1) & inB64;
+          b64Cls = (b64Cls | info) & inB64;
+          hexLen = (hexLen + 1) & inHex;
+          if (b64Len >= B64_MIN || hexLen >= HEX_MIN) {
+            if (b64Len >= B64_MIN && (b64Cls & B64_MIXED) === B64_MIXED) found |= FOUND_B64;
+            if (hexLen >= HEX_MIN) found |= FOUND_HEX;
+          }
+        }
+        if (sStart >= 0 && (c === 0x0a || i - sStart >= maxSegment)) {
+          record(sStart, sEnd, count);
+          sStart = -1;
+          prevStem = 0;
+        }
+        i++;
+        continue;
+      }
+      if (sStart < 0) sStart = i;
+      if (kind === 1) {
+        // a word: its hash, its stem (first STEM_LEN characters), the pair with the previous stem
+        let h = seedWord;
+        let stem = seedStem;
+        let len = 0;
+        while (i < n) {
+          const d = text.charCodeAt(i);
+          if (d >= 0x80) {
+            ascii = false;
+            break outer;
+          }
+          if (KIND[d] !== 1) break;
+          {
+            const info = charInfo[d]!;
+            flags |= info;
+            s = delta[s * stride + (info & 0xff)]!;
+            if (s >= OUT) {
+              s -= OUT;
+              for (let k = outStart[s]!; outIds[k]! >= 0; k++) {
+                const id = outIds[k]!;
+                if (seen[id] !== 0) continue;
+                const f = kwFlags[id]!;
+                if (f !== 0) {
+                  if (f & START) {
+                    const p = i - kwLen[id]!;
+                    if (p >= 0 && isWordCode(text.charCodeAt(p))) continue;
+                  }
+                  if (f & END && i + 1 < n && isWordCode(text.charCodeAt(i + 1))) continue;
+                }
+                seen[id] = 1;
+                hits[hitCount++] = id;
+              }
+            }
+            const inB64 = -((info >> (8 + B64_BIT)) & 1);
+            const inHex = -((info >> (8 + HEXSEP_BIT)) & 1);
+            b64Len = (b64Len + 1) & inB64;
+            b64Cls = (b64Cls | info) & inB64;
+            hexLen = (hexLen + 1) & inHex;
+            if (b64Len >= B64_MIN || hexLen >= HEX_MIN) {
+              if (b64Len >= B64_MIN && (b64Cls & B64_MIXED) === B64_MIXED) found |= FOUND_B64;
+              if (hexLen >= HEX_MIN) found |= FOUND_HEX;
+            }
+          }
+          const f = lower(d);
+          h = hash(h, f);
+          if (len < stemLen) stem = hash(stem, f);
+          len++;
+          i++;
+        }
+        out[count++] = h;
+        if (len > stemLen) out[count++] = stem;
+        if (prevStem !== 0) out[count++] = pair(prevStem, stem);
+        prevStem = stem;
+        sEnd = i;
+        continue;
+      }
+      // a punctuation run
+      let h = seedPunct;
+      let len = 0;
+      let stop = false;
+      while (i < n) {
+        const d = text.charCodeAt(i);
+        if (d >= 0x80) {
+          ascii = false;
+          break outer;
+        }
+        if (KIND[d] !== 3) break;
+        {
+            const info = charInfo[d]!;
+            flags |= info;
+            s = delta[s * stride + (info & 0xff)]!;
+            if (s >= OUT) {
+              s -= OUT;
+              for (let k = outStart[s]!; outIds[k]! >= 0; k++) {
+                const id = outIds[k]!;
+                if (seen[id] !== 0) continue;
+                const f = kwFlags[id]!;
+                if (f !== 0) {
+                  if (f & START) {
+                    const p = i - kwLen[id]!;
+                    if (p >= 0 && isWordCode(text.charCodeAt(p))) continue;
+                  }
+                  if (f & END && i + 1 < n && isWordCode(text.charCodeAt(i + 1))) continue;
+                }
+                seen[id] = 1;
+                hits[hitCount++] = id;
+              }
+            }
+            const inB64 = -((info >> (8 + B64_BIT)) & 1);
+            const inHex = -((info >> (8 + HEXSEP_BIT)) & 1);
+            b64Len = (b64Len + 1) & inB64;
+            b64Cls = (b64Cls | info) & inB64;
+            hexLen = (hexLen + 1) & inHex;
+            if (b64Len >= B64_MIN || hexLen >= HEX_MIN) {
+              if (b64Len >= B64_MIN && (b64Cls & B64_MIXED) === B64_MIXED) found |= FOUND_B64;
+              if (hexLen >= HEX_MIN) found |= FOUND_HEX;
+            }
+          }
+        if (len < punctMax) h = hash(h, d);
+        if (windowStop(d)) stop = true;
+        len++;
+        i++;
+      }
+      out[count++] = h;
+      prevStem = 0;
+      sEnd = i;
+      // a sentence ends after . ! ? ; before a space (a non-ASCII character next ends the pass anyway)
+      if (stop && (i >= n || (text.charCodeAt(i) < 0x80 && KIND[text.charCodeAt(i)] === 0))) {
+        record(sStart, sEnd, count);
+        sStart = -1;
+      }
+    }
+    if (ascii) {
+      if (sStart >= 0) record(sStart, sEnd, count);
+    } else {
+      // a non-ASCII character at i: the features are left unfinished (the model reads the normalised view);
+      // the keyword pass goes on as compilePass's loop does
+      found |= FOUND_NO_FEATURES;
+      for (; i < n; i++) {
+        const c = text.charCodeAt(i);
+        const info = charInfo[c]!;
+        flags |= info;
+        s = delta[s * stride + (info & 0xff)]!;
+        if (s >= OUT) {
+          s -= OUT;
+          for (let k = outStart[s]!; outIds[k]! >= 0; k++) {
+            const id = outIds[k]!;
+            if (seen[id] !== 0) continue;
+            const f = kwFlags[id]!;
+            if (f !== 0) {
+              if (f & START) {
+                const p = i - kwLen[id]!;
+                if (p >= 0 && isWordCode(text.charCodeAt(p))) continue;
+              }
+              if (f & END && i + 1 < n && isWordCode(text.charCodeAt(i + 1))) continue;
+            }
+            seen[id] = 1;
+            hits[hitCount++] = id;
+          }
+        }
+        const inB64 = -((info >> (8 + B64_BIT)) & 1);
+        const inHex = -((info >> (8 + HEXSEP_BIT)) & 1);
+        b64Len = (b64Len + 1) & inB64;
+        b64Cls = (b64Cls | info) & inB64;
+        hexLen = (hexLen + 1) & inHex;
+        if (b64Len >= B64_MIN || hexLen >= HEX_MIN) {
+          if (b64Len >= B64_MIN && (b64Cls & B64_MIXED) === B64_MIXED) found |= FOUND_B64;
+          if (hexLen >= HEX_MIN) found |= FOUND_HEX;
+        }
+      }
+    }
+    const cls = flags >> 8;
+    if (cls & ESC) found |= FOUND_ESC;
+    if (cls & NONASCII) found |= FOUND_NONASCII;
+    return hitCount | (found << HIT_BITS);
+  };
+}
+
+/** A pass result: the hit count in the low bits, the features above. */
+export const HIT_BITS = 16;
+export const HIT_MASK = (1 << HIT_BITS) - 1;
+export const FOUND_B64 = 1;
+export const FOUND_HEX = 2;
+export const FOUND_ESC = 4;
+export const FOUND_NONASCII = 8;
+/** Fused pass only: the text has a non-ASCII character, its features were not computed. */
+export const FOUND_NO_FEATURES = 16;
+
+const isWordCode = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95;
+
+/** Shortest base64 run the decoders try, and the shortest hex run (8 separated bytes). */
+const B64_MIN = 20;
+const HEX_MIN = 23;
+const B64_BIT = 0;
+const HEXSEP_BIT = 1;
+const B64 = 1 << B64_BIT;
+const HEXSEP = 1 << HEXSEP_BIT;
+const ESC = 4;
+export const NONASCII = 8;
+const UPPER = 16;
+const LOWER = 32;
+const NONLETTER = 64; // digits and `+ / = _ -`
+/** What the base64 decoder needs in a run: both cases and a non-letter (see decoders.ts). */
+const B64_MIXED = (UPPER | LOWER | NONLETTER) << 8;
+export const CHAR_CLASS: Uint8Array = (() => {
+  const t = new Uint8Array(128);
+  for (let c = 0; c < 128; c++) {
+    const ch = String.fromCharCode(c);
+    if (/[A-Za-z0-9+/=_-]/.test(ch)) t[c]! |= B64;
+    if (/[A-Z]/.test(ch)) t[c]! |= UPPER;
+    if (/[a-z]/.test(ch)) t[c]! |= LOWER;
+    if (/[0-9+/=_-]/.test(ch)) t[c]! |= NONLETTER;
+    if (/[0-9a-fA-F :,-]/.test(ch)) t[c]! |= HEXSEP;
+    if (ch === '\\' || ch === '%') t[c]! |= ESC;
+  }
+  return t;
+})();
