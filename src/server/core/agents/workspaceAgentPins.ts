@@ -3,7 +3,7 @@
  * `knowledgeCore.ts`). No `vscode`.
  */
 import { isAbsolute } from 'node:path';
-import type { UpdateDraftPinsResult } from '../../../shared/schemas';
+import type { UpdateDraftPinsResult } from '../../../shared/pinIdSchemas';
 import type { KnowledgeFolder, WorkspaceRoots } from '../workspaceRoots';
 
 /**
