@@ -114,7 +114,7 @@ test('one cache: a one-prompt process seeds the verdict cache from the persisted
   // the next process: the verdict comes from the store (a planted one shows it was not scanned again)
   const { writeFileSync } = await import('node:fs');
   const planted = { ruleId: 'override.ignore-instructions', category: 'instruction-override', severity: 'high', message: 'planted', start: 0, end: 3 };
-  writeFileSync(path, JSON.stringify({ format: 1, rulesetVersion: new ThreatScanner().rulesetVersion, clean: [], flagged: { [hashContent(text)]: [planted] } }));
+  writeFileSync(path, JSON.stringify({ format: 2, rulesetVersion: new ThreatScanner().rulesetVersion, clean: [], flagged: { [hashContent(text)]: [planted] } }));
   const scanner = new ThreatScanner();
   const next = new PersistedScan(path, scanner);
   await next.load();
