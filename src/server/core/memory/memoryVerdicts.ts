@@ -4,11 +4,9 @@
  * (`threat/verdictStore.ts`, keyed by revision and RULESET_VERSION), loaded once before the first judgement and saved
  * when something new was judged. visibility.ts judges (through `judge()`); memoryState.ts loads, clears and saves.
  */
-import type { MemoryFinding } from '../../../shared/memorySchemas';
 import type { ScanFn } from '../delivery/knowledgeBlock';
 import type { ThreatFinding } from '../threat/threatFinding';
 import type { VerdictStore } from '../threat/verdictStore';
-import type { StoredEntry } from './memoryEntry';
 import type { ScopeState } from './memoryScopes';
 
 export class MemoryVerdicts {
@@ -17,11 +15,8 @@ export class MemoryVerdicts {
   private dirty = false;
   /** Findings by revision (in the text `judge()` read: title, body and tags). */
   readonly judged = new Map<string, readonly ThreatFinding[]>();
-  /**
-   * Findings per field by entry object (`fields`, of the revision's findings `of`); replaced on `clear`, so its
-   * identity says "judged again since" (recall's memo compares it).
-   */
-  judgedByEntry = new WeakMap<StoredEntry, { of: readonly ThreatFinding[]; fields: MemoryFinding[] }>();
+  /** Replaced on `clear`: its identity says "judged again since" (recall's memo compares it). */
+  judgedSince: object = {};
 
   /** `store`: where verdicts persist (null: every start judges again); `scanText`: the scan of a text not judged yet. */
   constructor(
@@ -58,7 +53,7 @@ export class MemoryVerdicts {
   clear(): void {
     this.judged.clear();
     this.dirty = true;
-    this.judgedByEntry = new WeakMap();
+    this.judgedSince = {};
   }
 
   /** Saves the verdicts of the entries loaded now in `stores`, when something new was judged. */

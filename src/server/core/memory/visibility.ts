@@ -41,29 +41,27 @@ function verdictOf(st: MemoryState, e: StoredEntry): Verdict<Clearance> {
  * rule set (RULESET_VERSION is fixed for the life of a process).
  */
 export function findingsOf(st: MemoryState, e: StoredEntry): MemoryFinding[] {
-  return fieldFindings(st, e, verdictOf(st, e));
+  return fieldFindings(e, verdictOf(st, e));
 }
 
-function fieldFindings(st: MemoryState, e: StoredEntry, v: Verdict): MemoryFinding[] {
-  const memo = st.verdicts.judgedByEntry.get(e);
-  if (memo?.of === v.allFindings) return memo.fields;
+/** A verdict's findings (all: the panel shows what a review cleared), with offsets per field. */
+function fieldFindings(e: StoredEntry, v: Verdict): MemoryFinding[] {
+  if (v.allFindings.length === 0) return [];
   const tags = e.tags.join(', ');
   const bodyStart = e.title.length + 2;
   const tagsStart = bodyStart + e.body.length + 2;
-  const out = v.allFindings.map((f): MemoryFinding => {
+  return v.allFindings.map((f): MemoryFinding => {
     const [field, base, length] = f.start < bodyStart ? (['title', 0, e.title.length] as const) : f.start < tagsStart ? (['body', bodyStart, e.body.length] as const) : (['tags', tagsStart, tags.length] as const);
     const start = Math.max(0, Math.min(length, f.start - base));
     const end = Math.max(start, Math.min(length, f.end - base));
     return { ruleId: f.ruleId, category: f.category, message: f.message, field, start, end };
   });
-  st.verdicts.judgedByEntry.set(e, { of: v.allFindings, fields: out });
-  return out;
 }
 
 /** Findings, and whether a person's review of this exact revision (under this rule set) clears them: `judge()`'s verdict. */
 export function judge(st: MemoryState, e: StoredEntry): Judgement {
   const v = verdictOf(st, e);
-  return { findings: fieldFindings(st, e, v), reviewed: v.clearance?.cleared ?? false, flagged: v.flagged };
+  return { findings: fieldFindings(e, v), reviewed: v.clearance?.cleared ?? false, flagged: v.flagged };
 }
 
 export function isAged(st: MemoryState, e: StoredEntry, now: number): boolean {
@@ -106,12 +104,12 @@ export function modelView(st: MemoryState, e: StoredEntry, sessionKey: string | 
     // Superseded only for a viewer who sees the replacement: an unapproved or flagged restatement never
     // takes an approved entry away from other sessions.
     const by = st.storeOf(e).byId.get(e.supersededBy);
-    if (by && trusted(st, by, sessionKey) && !judge(st, by).flagged) return false;
+    if (by && trusted(st, by, sessionKey) && !verdictOf(st, by).flagged) return false;
   } else if (e.status === 'superseded') {
     return false;
   }
   if (isAged(st, e, now)) return false;
-  return !judge(st, e).flagged;
+  return !verdictOf(st, e).flagged;
 }
 
 /** `{ sessionKey, turn, model }` of a stored value, when it has that shape (provenance lines are hand-editable). */
