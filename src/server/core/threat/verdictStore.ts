@@ -14,6 +14,7 @@
  * title, body and tags, recomputed from the line on every load, never trusted from the file).
  */
 import { z } from 'zod';
+import { FindingSpanSchema } from '../../../shared/schemas';
 import { readJsonDocument, writeJsonDocument } from '../store/jsonDocument';
 import type { ThreatFinding } from './threatFinding';
 import { RULESET_VERSION } from './rules';
@@ -21,13 +22,9 @@ import { RULESET_VERSION } from './rules';
 /** 2: the findings are `judge()`'s (ThreatFinding) for memory too (1 held memory's per-field findings). */
 const FORMAT = 2;
 
-const FindingSchema = z.object({
-  ruleId: z.string(),
-  category: z.string(),
+/** A ThreatFinding: the wire's finding span without its excerpt, with its severity and what a hidden text tripped. */
+const FindingSchema = FindingSpanSchema.omit({ text: true }).extend({
   severity: z.string(),
-  message: z.string(),
-  start: z.number().int().nonnegative(),
-  end: z.number().int().nonnegative(),
   inner: z.array(z.string()).optional(),
   uncovered: z.string().optional(),
 });
