@@ -1,6 +1,7 @@
 /**
- * Owns what an entry looks like when read: the threat scan judged again on every read (cached), aging,
- * the trust rules that decide whether a model may see an entry, and the view sent to people and models.
+ * Owns what an entry looks like when read: its verdict (the one `judge()`, with a memory-entry subject; findings
+ * cached by revision in memoryVerdicts.ts), aging, the trust rules that decide whether a model may see an entry, and
+ * the view sent to people and models.
  */
 import type { DistilledFrom, MemoryEntryView, MemoryFinding } from '../../../shared/memorySchemas';
 import type { Clearance } from '../review/reviewStore';
