@@ -24,6 +24,9 @@ export class MemoryVerdicts {
     private readonly scanText: (text: string) => readonly ThreatFinding[],
   ) {}
 
+  /** A revision's findings when judged before (in this process or a saved one). */
+  readonly known = (revision: string): readonly ThreatFinding[] | undefined => this.judged.get(revision);
+
   /**
    * The scan `judge()` runs for an entry (its subject's revision is the entry's): the revision's findings when judged
    * before (in this process or a saved one), else the text's, remembered.

@@ -26,7 +26,10 @@ function subjectOf(st: MemoryState, e: StoredEntry): Subject<Clearance> {
   return {
     kind: 'memory',
     id: `memory:${e.id}`,
-    text: `${e.title}\n\n${e.body}\n\n${e.tags.join(', ')}`,
+    // read only when this revision was not judged before (a snapshot's entry decodes its fields on first read)
+    get text() {
+      return `${e.title}\n\n${e.body}\n\n${e.tags.join(', ')}`;
+    },
     revision: e.revision,
     reviews: (revision) => st.reviewsOf(e)?.clearance(`memory:${e.id}`, revision, RULESET_VERSION),
   };
@@ -34,7 +37,7 @@ function subjectOf(st: MemoryState, e: StoredEntry): Subject<Clearance> {
 
 /** The verdict on `e` now: the one judgement, with memory's cache of each revision's findings (memoryVerdicts.ts). */
 function verdictOf(st: MemoryState, e: StoredEntry): Verdict<Clearance> {
-  return judgeSubject(subjectOf(st, e), { scan: st.verdicts.scan });
+  return judgeSubject(subjectOf(st, e), { scan: st.verdicts.scan, known: st.verdicts.known });
 }
 
 /**

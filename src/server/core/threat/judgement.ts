@@ -56,6 +56,11 @@ export interface JudgeOptions {
   readonly explain?: boolean;
   /** The scan to use (default: the cached product scan). Tests and one-prompt processes bring theirs. */
   readonly scan?: ScanFn;
+  /**
+   * The findings of a revision judged before (under this rule set), answered without reading the subject's text: a
+   * memory entry decoded lazily from its snapshot is a lookup. Needs the subject's `revision`.
+   */
+  readonly known?: (revision: string) => readonly ThreatFinding[] | undefined;
 }
 
 export interface Verdict<C extends ClearanceLike = ClearanceLike> {
@@ -91,15 +96,14 @@ export function judge<C extends ClearanceLike>(subject: Subject<C>, options: Jud
 
 function judgeOnce<C extends ClearanceLike>(subject: Subject<C>, options: JudgeOptions): Verdict<C> {
   const scan = options.scan ?? defaultScan;
-  const { text } = subject;
-  const revision = subject.revision ?? hashContent(text);
+  const revision = subject.revision ?? hashContent(subject.text);
   const named = subject.name ? judgeName(subject.name, scan) : [];
-  const found = scan(text, revision) as readonly ThreatFinding[];
+  const found = (subject.revision !== undefined ? options.known?.(revision) : undefined) ?? (scan(subject.text, revision) as readonly ThreatFinding[]);
   const allFindings = named.length === 0 ? found : [...named, ...found];
   const clearance = allFindings.length > 0 ? subject.reviews?.(revision) : undefined;
   const findings = clearance?.cleared ? [] : allFindings;
   const vetoed: Veto[] | undefined = options.explain ? [] : undefined;
-  if (vetoed) scanKnowledgeText(text, { vetoed });
+  if (vetoed) scanKnowledgeText(subject.text, { vetoed });
   return {
     kind: subject.kind,
     id: subject.id ?? '',
