@@ -11,7 +11,9 @@
  * The verdict carries the revision judged and, when asked to explain, what each gate vetoed and why.
  *
  * One cache: `sharedScanner` (threatScanner.ts), keyed by (content or revision, rule-set version). A process that
- * lives for one prompt seeds it from one persisted verdict store (`PersistedScan` over verdictStore.ts). Pure: no `vscode`.
+ * lives for one prompt seeds it from one persisted verdict store (`PersistedScan` over verdictStore.ts). Memory's
+ * entries are keyed by their own revision (not a hash of the judged text): memoryVerdicts.ts holds their findings, in
+ * the same store's format, and answers them through `known`. Pure: no `vscode`.
  */
 import type { ScanFn } from '../delivery/knowledgeBlock';
 import { nameFindings, type NameFinding } from './names';
