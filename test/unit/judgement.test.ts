@@ -114,10 +114,29 @@ test('one cache: a one-prompt process seeds the verdict cache from the persisted
   // the next process: the verdict comes from the store (a planted one shows it was not scanned again)
   const { writeFileSync } = await import('node:fs');
   const planted = { ruleId: 'override.ignore-instructions', category: 'instruction-override', severity: 'high', message: 'planted', start: 0, end: 3 };
-  writeFileSync(path, JSON.stringify({ format: 1, rulesetVersion: new ThreatScanner().rulesetVersion, clean: [], flagged: { [hashContent(text)]: [planted] } }));
+  writeFileSync(path, JSON.stringify({ format: 2, rulesetVersion: new ThreatScanner().rulesetVersion, clean: [], flagged: { [hashContent(text)]: [planted] } }));
   const scanner = new ThreatScanner();
   const next = new PersistedScan(path, scanner);
   await next.load();
   assert.deepEqual(next.scan(text, hashContent(text)).map((f) => (f as { message?: string }).message), ['planted']);
   assert.equal(scanner.stats.misses, 0, 'nothing scanned');
+});
+
+test('a memory-entry subject: a revision judged before is answered by `known` without reading the text; its review clears by revision', () => {
+  const planted = { ruleId: 'override.ignore-instructions', category: 'instruction-override', severity: 'high', message: 'planted', start: 0, end: 3 } as const;
+  const entry = (revision: string) => ({
+    kind: 'memory' as const,
+    id: 'memory:m1',
+    get text(): string {
+      throw new Error('the text was read');
+    },
+    revision,
+    reviews: (r: string) => ({ cleared: r === 'r1' }),
+  });
+  const v = judge(entry('r1'), { known: (r) => (r === 'r1' ? [planted] : undefined) });
+  assert.deepEqual(v.allFindings.map((f) => f.message), ['planted']);
+  assert.equal(v.flagged, false, 'the review of r1 clears it');
+  assert.equal(v.clearance?.cleared, true);
+  // not known: the text is read and scanned
+  assert.throws(() => judge(entry('r2'), { known: () => undefined }), /the text was read/);
 });

@@ -13,7 +13,7 @@ import { JsonlScopeFile } from '../../src/server/core/memory/jsonlStore';
 import { VerdictStore } from '../../src/server/core/threat/verdictStore';
 import { BlockMemo, type PinnedContent } from '../../src/server/core/delivery/knowledgeBlock';
 import { sameExceptNonce } from '../../src/server/core/threat/envelope';
-import { RULESET_VERSION } from '../../src/server/core/threat/threatScanner';
+import { RULESET_VERSION, type ThreatFinding } from '../../src/server/core/threat/threatScanner';
 import type { BlockFinding } from '../../src/server/core/delivery/knowledgeBlock';
 import { storedLine } from './memoryLines';
 
@@ -90,15 +90,26 @@ test('a restart with nothing changed judges nothing again; a changed entry is ju
   assert.equal(fifth.calls(), 50);
 });
 
-test('VerdictStore: saved under one rule-set version, loaded under another, answers nothing', async () => {
+test('VerdictStore: saved under one rule-set version, loaded under another, answers nothing, quietly; a malformed or foreign file too', async () => {
   const d = dirs();
-  const a = new VerdictStore<{ ruleId: string }>(d.verdicts, () => undefined, 'A');
-  await a.save([['h1', []], ['h2', [{ ruleId: 'x' }]]]);
-  assert.deepEqual([...(await a.load())], [['h1', []], ['h2', [{ ruleId: 'x' }]]]);
+  const finding: ThreatFinding = { ruleId: 'x', category: 'instruction-override', severity: 'high', message: 'x', start: 0, end: 1 };
   const logs: string[] = [];
-  const b = new VerdictStore<{ ruleId: string }>(d.verdicts, (m) => logs.push(m), 'B');
-  assert.equal((await b.load()).size, 0);
-  assert.match(logs[0]!, /rule set A.*now B/);
+  const a = new VerdictStore(d.verdicts, (m) => logs.push(m), 'A');
+  await a.save([['h1', []], ['h2', [finding]]]);
+  assert.deepEqual([...(await a.load())], [['h1', []], ['h2', [finding]]]);
+  const b = new VerdictStore(d.verdicts, (m) => logs.push(m), 'B');
+  assert.equal((await b.load()).size, 0, 'another rule set: nothing');
+  // the format before memory judged through judge(): per-field findings, never read as verdicts
+  writeFileSync(d.verdicts, JSON.stringify({ format: 1, rulesetVersion: 'A', clean: ['h1'], flagged: {} }));
+  assert.equal((await a.load()).size, 0, 'another format: nothing');
+  // a finding of the wrong shape: the whole file is ignored, not a part of it read as clean
+  writeFileSync(d.verdicts, JSON.stringify({ format: 2, rulesetVersion: 'A', clean: ['h1'], flagged: { h2: [{ ruleId: 'x' }] } }));
+  assert.equal((await a.load()).size, 0, 'a malformed finding: nothing');
+  writeFileSync(d.verdicts, '{ not json');
+  assert.equal((await a.load()).size, 0, 'not JSON: nothing');
+  assert.deepEqual(logs, [], 'a cache miss is said nowhere');
+  await a.save([['h3', []]]);
+  assert.deepEqual([...(await a.load())], [['h3', []]], 'and the next save rewrites it');
 });
 
 test('the first block does not wait for a full load: it goes without the memory index and says so in the log', async () => {

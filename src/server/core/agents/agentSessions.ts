@@ -32,10 +32,10 @@ export type AgentMoment =
 export class PersistedScan {
   private readonly used = new Map<string, readonly ThreatFinding[]>();
   private judgedNew = false;
-  private readonly store: VerdictStore<ThreatFinding>;
+  private readonly store: VerdictStore;
 
   constructor(path: string, private readonly scanner: ThreatScanner = sharedScanner) {
-    this.store = new VerdictStore<ThreatFinding>(path);
+    this.store = new VerdictStore(path);
   }
 
   async load(): Promise<void> {

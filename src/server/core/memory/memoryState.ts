@@ -4,7 +4,7 @@
  * (refresh, find, mutate). The shapes it holds are memoryScopes.ts's; the search and title indexes entryIndexes.ts's.
  */
 import { basename, join } from 'node:path';
-import { MemoryConfigSchema, type MemoryConfig, type MemoryFinding, type MemoryScope, type MemoryStatus } from '../../../shared/memorySchemas';
+import { MemoryConfigSchema, type MemoryConfig, type MemoryScope, type MemoryStatus } from '../../../shared/memorySchemas';
 import { LockTimeoutError } from '../store/atomicFile';
 import type { ReviewStore } from '../review/reviewStore';
 import { AuditLog } from './audit';
@@ -58,7 +58,7 @@ export class MemoryState {
     const folders = deps.projectFolders ?? (deps.workspaceFolder ? [{ name: basename(deps.workspaceFolder), path: deps.workspaceFolder, reviews: deps.reviews }] : []);
     this.projects = folders.map((f) => this.projectStoreFor(f));
     this.audit = new AuditLog(join(deps.globalStoragePath, 'memory', 'audit.jsonl'));
-    this.verdicts = new MemoryVerdicts(deps.verdictsPath ? new VerdictStore<MemoryFinding>(deps.verdictsPath, (m) => deps.log?.(m)) : null);
+    this.verdicts = new MemoryVerdicts(deps.verdictsPath ? new VerdictStore(deps.verdictsPath, (m) => deps.log?.(m)) : null, (text) => deps.scan(text));
   }
 
   private newStore(key: string, scope: MemoryScope, path: string, folder?: ProjectFolder): ScopeState {

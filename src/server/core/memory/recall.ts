@@ -164,7 +164,7 @@ export async function indexFor(st: MemoryState, sessionKey: string | undefined):
   await st.refresh();
   const now = st.now().getTime();
   const stores = st.stores();
-  const inputs = [...stores.flatMap((s) => [s, s.entries, s.loaded, s.folder?.name, s.folder?.reviews?.revision]), st.config, st.deps.reviews?.revision, st.userTrust?.revision, st.verdicts.judgedByEntry, Math.floor(now / AGING_STEP_MS)];
+  const inputs = [...stores.flatMap((s) => [s, s.entries, s.loaded, s.folder?.name, s.folder?.reviews?.revision]), st.config, st.deps.reviews?.revision, st.userTrust?.revision, st.verdicts.judgedSince, Math.floor(now / AGING_STEP_MS)];
   let memos = indexMemos.get(st);
   if (!memos) indexMemos.set(st, (memos = new Map()));
   const memoKey = sessionKey ?? '\u0000none';

@@ -1,8 +1,11 @@
 /**
- * Owns what an entry looks like when read: the threat scan judged again on every read (cached), aging,
- * the trust rules that decide whether a model may see an entry, and the view sent to people and models.
+ * Owns what an entry looks like when read: its verdict (the one `judge()`, with a memory-entry subject; findings
+ * cached by revision in memoryVerdicts.ts), aging, the trust rules that decide whether a model may see an entry, and
+ * the view sent to people and models.
  */
 import type { DistilledFrom, MemoryEntryView, MemoryFinding } from '../../../shared/memorySchemas';
+import type { Clearance } from '../review/reviewStore';
+import { judge as judgeSubject, type Subject, type Verdict } from '../threat/judgement';
 import { RULESET_VERSION } from '../threat/threatScanner';
 import { isPendingProposal, isRejected, proposalOf, rejectionOf, type StoredEntry } from './memoryEntry';
 import type { MemoryState } from './memoryState';
@@ -15,33 +18,54 @@ interface Judgement {
 }
 
 /**
- * Findings for this content now (title, body and tags judged together; offsets per field). Cached by
- * revision for this process's rule set (RULESET_VERSION is fixed for the life of a process).
+ * An entry as `judge()` sees it: title, body and tags judged together, under its revision (the entry's, recomputed
+ * from the line on load), with the review of that revision in its folder's reviews. A revision judged before is a
+ * lookup in memory's cache (memoryVerdicts.ts), never scanned again.
+ */
+function subjectOf(st: MemoryState, e: StoredEntry): Subject<Clearance> {
+  return {
+    kind: 'memory',
+    id: `memory:${e.id}`,
+    // read only when this revision was not judged before (a snapshot's entry decodes its fields on first read)
+    get text() {
+      return `${e.title}\n\n${e.body}\n\n${e.tags.join(', ')}`;
+    },
+    revision: e.revision,
+    reviews: (revision) => st.reviewsOf(e)?.clearance(`memory:${e.id}`, revision, RULESET_VERSION),
+  };
+}
+
+/** The verdict on `e` now: the one judgement, with memory's cache of each revision's findings (memoryVerdicts.ts). */
+function verdictOf(st: MemoryState, e: StoredEntry): Verdict<Clearance> {
+  return judgeSubject(subjectOf(st, e), { scan: st.verdicts.scan, known: st.verdicts.known });
+}
+
+/**
+ * Findings for this content now, with offsets per field (title, body, tags). Cached by revision for this process's
+ * rule set (RULESET_VERSION is fixed for the life of a process).
  */
 export function findingsOf(st: MemoryState, e: StoredEntry): MemoryFinding[] {
-  // By revision only: a WeakMap entry per loaded entry (10k of them at a restart) costs more to fill and to collect than it saves.
-  let out = st.verdicts.judged.get(e.revision);
-  if (out) return out;
+  return fieldFindings(e, verdictOf(st, e));
+}
+
+/** A verdict's findings (all: the panel shows what a review cleared), with offsets per field. */
+function fieldFindings(e: StoredEntry, v: Verdict): MemoryFinding[] {
+  if (v.allFindings.length === 0) return [];
   const tags = e.tags.join(', ');
   const bodyStart = e.title.length + 2;
   const tagsStart = bodyStart + e.body.length + 2;
-  const text = `${e.title}\n\n${e.body}\n\n${tags}`;
-  out = st.deps.scan(text).map((f): MemoryFinding => {
+  return v.allFindings.map((f): MemoryFinding => {
     const [field, base, length] = f.start < bodyStart ? (['title', 0, e.title.length] as const) : f.start < tagsStart ? (['body', bodyStart, e.body.length] as const) : (['tags', tagsStart, tags.length] as const);
     const start = Math.max(0, Math.min(length, f.start - base));
     const end = Math.max(start, Math.min(length, f.end - base));
     return { ruleId: f.ruleId, category: f.category, message: f.message, field, start, end };
   });
-  st.verdicts.record(e, out);
-  return out;
 }
 
-/** Findings, and whether a person's review of this exact revision (under this rule set) clears them. */
+/** Findings, and whether a person's review of this exact revision (under this rule set) clears them: `judge()`'s verdict. */
 export function judge(st: MemoryState, e: StoredEntry): Judgement {
-  const findings = findingsOf(st, e);
-  if (findings.length === 0) return { findings, reviewed: false, flagged: false };
-  const reviewed = st.reviewsOf(e)?.isReviewed(`memory:${e.id}`, e.revision, RULESET_VERSION) ?? false;
-  return { findings, reviewed, flagged: !reviewed };
+  const v = verdictOf(st, e);
+  return { findings: fieldFindings(e, v), reviewed: v.clearance?.cleared ?? false, flagged: v.flagged };
 }
 
 export function isAged(st: MemoryState, e: StoredEntry, now: number): boolean {
@@ -84,12 +108,12 @@ export function modelView(st: MemoryState, e: StoredEntry, sessionKey: string | 
     // Superseded only for a viewer who sees the replacement: an unapproved or flagged restatement never
     // takes an approved entry away from other sessions.
     const by = st.storeOf(e).byId.get(e.supersededBy);
-    if (by && trusted(st, by, sessionKey) && !judge(st, by).flagged) return false;
+    if (by && trusted(st, by, sessionKey) && !verdictOf(st, by).flagged) return false;
   } else if (e.status === 'superseded') {
     return false;
   }
   if (isAged(st, e, now)) return false;
-  return !judge(st, e).flagged;
+  return !verdictOf(st, e).flagged;
 }
 
 /** `{ sessionKey, turn, model }` of a stored value, when it has that shape (provenance lines are hand-editable). */

@@ -11,7 +11,9 @@
  * The verdict carries the revision judged and, when asked to explain, what each gate vetoed and why.
  *
  * One cache: `sharedScanner` (threatScanner.ts), keyed by (content or revision, rule-set version). A process that
- * lives for one prompt seeds it from one persisted verdict store (`PersistedScan` over verdictStore.ts). Pure: no `vscode`.
+ * lives for one prompt seeds it from one persisted verdict store (`PersistedScan` over verdictStore.ts). Memory's
+ * entries are keyed by their own revision (not a hash of the judged text): memoryVerdicts.ts holds their findings, in
+ * the same store's format, and answers them through `known`. Pure: no `vscode`.
  */
 import type { ScanFn } from '../delivery/knowledgeBlock';
 import { nameFindings, type NameFinding } from './names';
@@ -56,6 +58,11 @@ export interface JudgeOptions {
   readonly explain?: boolean;
   /** The scan to use (default: the cached product scan). Tests and one-prompt processes bring theirs. */
   readonly scan?: ScanFn;
+  /**
+   * The findings of a revision judged before (under this rule set), answered without reading the subject's text: a
+   * memory entry decoded lazily from its snapshot is a lookup. Needs the subject's `revision`.
+   */
+  readonly known?: (revision: string) => readonly ThreatFinding[] | undefined;
 }
 
 export interface Verdict<C extends ClearanceLike = ClearanceLike> {
@@ -91,15 +98,14 @@ export function judge<C extends ClearanceLike>(subject: Subject<C>, options: Jud
 
 function judgeOnce<C extends ClearanceLike>(subject: Subject<C>, options: JudgeOptions): Verdict<C> {
   const scan = options.scan ?? defaultScan;
-  const { text } = subject;
-  const revision = subject.revision ?? hashContent(text);
+  const revision = subject.revision ?? hashContent(subject.text);
   const named = subject.name ? judgeName(subject.name, scan) : [];
-  const found = scan(text, revision) as readonly ThreatFinding[];
+  const found = (subject.revision !== undefined ? options.known?.(revision) : undefined) ?? (scan(subject.text, revision) as readonly ThreatFinding[]);
   const allFindings = named.length === 0 ? found : [...named, ...found];
   const clearance = allFindings.length > 0 ? subject.reviews?.(revision) : undefined;
   const findings = clearance?.cleared ? [] : allFindings;
   const vetoed: Veto[] | undefined = options.explain ? [] : undefined;
-  if (vetoed) scanKnowledgeText(text, { vetoed });
+  if (vetoed) scanKnowledgeText(subject.text, { vetoed });
   return {
     kind: subject.kind,
     id: subject.id ?? '',
