@@ -35,8 +35,16 @@ function subjectOf(st: MemoryState, e: StoredEntry): Subject<Clearance> {
   };
 }
 
+/**
+ * What `judge()` answers for a revision it judged clean before (a memory subject has no name, so no findings means no
+ * review to look up and nothing to withhold): answered without building its subject, as most of 10k entries are at a
+ * restart. Only `flagged`, `clearance` and the findings are read here.
+ */
+const KNOWN_CLEAN: Verdict<Clearance> = Object.freeze({ kind: 'memory', id: '', revision: '', rulesetVersion: RULESET_VERSION, findings: [], allFindings: [], flagged: false });
+
 /** The verdict on `e` now: the one judgement, with memory's cache of each revision's findings (memoryVerdicts.ts). */
 function verdictOf(st: MemoryState, e: StoredEntry): Verdict<Clearance> {
+  if (st.verdicts.known(e.revision)?.length === 0) return KNOWN_CLEAN;
   return judgeSubject(subjectOf(st, e), { scan: st.verdicts.scan, known: st.verdicts.known });
 }
 
