@@ -592,6 +592,16 @@ test('many pending: the first page shows first and the rest loads on scroll, exa
     writeFileSync(memFile(), `${readFileSync(memFile(), 'utf8')}${pulled.map((e) => JSON.stringify(e)).join('\n')}\n`);
     await waitFor(async () => /^60 of 120 shown/.test((await footer().catch(() => '')) ?? ''), { timeoutMs: T, message: 'the pulled lines counted, the 60 on show kept' });
     // The keyboard reaches past the pages on show: ArrowDown on the last item loads the next page and moves on to it.
+    // First the panel settles (the pull may reach it as more than one change; each reads the inbox again): the same
+    // items and footer twice, 500 ms apart. (A key pressed while such a reload is in flight can be lost: noted, not
+    // fixed here.)
+    let last = '';
+    await waitFor(async () => {
+      const now = JSON.stringify([await inboxIds(frame), await footer().catch(() => '')]);
+      const same = now === last;
+      last = now;
+      return same;
+    }, { timeoutMs: T, intervalMs: 500, message: 'the inbox to settle after the pull' });
     await inboxCard(frame, expected[59]).focus();
     await page.keyboard.press('ArrowDown');
     await waitFor(async () => { const f = await focusState(frame); return f.where === 'inbox' && f.tag === 'article' && f.card?.startsWith('t-pull-'); }, { timeoutMs: T, message: 'ArrowDown past the last item on show: the first pulled line' });
