@@ -26,7 +26,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { evaluate, parseLabelled } from '../src/server/core/threat/evaluate';
+import { gunzipSync } from 'node:zlib';
+import { evaluate, parseLabelled, type LabelledLine } from '../src/server/core/threat/evaluate';
 import { scanText } from '../src/server/core/threat/threatScanner';
 
 /** Would this scanner flag the text? */
@@ -39,7 +40,16 @@ export function oursFlag(text: string): boolean {
 
 export interface PeerSet {
   name: string;
+  /** JSONL, or gzipped JSONL when it ends in `.gz`. */
   path: string;
+  /** Also print each scanner's FPR per value of this field of the lines (e.g. `source` for a real-text set). */
+  by?: string;
+}
+
+/** A labelled set's text (gunzipped when the file is `.gz`). */
+export function readSet(path: string): string {
+  const bytes = readFileSync(path);
+  return (path.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8');
 }
 
 interface Scanner {
@@ -59,6 +69,11 @@ export function defaultPeerSets(): PeerSet[] {
     { name: 'threat-training/former-blind-set1.jsonl — ours trained on it (in-sample)', path: resolve(root, 'test/fixtures/threat-training/former-blind-set1.jsonl') },
     { name: 'threat-blind/set2.jsonl — held out (never trained or tuned on)', path: resolve(root, 'test/fixtures/threat-blind/set2.jsonl') },
     { name: 'dev.jsonl — ours trained on it (in-sample)', path: resolve(root, 'scripts/threat-train/data/dev.jsonl') },
+    {
+      name: 'threat-realtext/heldout.jsonl.gz — real documentation, tldr pages, e-mails and Q&A answers nobody wrote for a scanner (held out by source: never trained or tuned on)',
+      path: resolve(root, 'test/fixtures/threat-realtext/heldout.jsonl.gz'),
+      by: 'source',
+    },
   ];
 }
 
@@ -127,7 +142,7 @@ export async function runThreatPeersBench(sets: PeerSet[], ours: Flagger = oursF
   if (!present.length) return;
   const scanners: Scanner[] = [{ name: 'ours', flag: ours }, ...(await peers())];
   for (const set of present) {
-    const lines = parseLabelled(readFileSync(set.path, 'utf8'));
+    const lines = parseLabelled(readSet(set.path));
     const texts = lines.map((l) => l.text);
     console.log(`\n### ${set.name} (${lines.length} lines)\n`);
     console.log('| scanner | headline recall | FPR | stretch | policy | items/s |');
@@ -143,8 +158,20 @@ export async function runThreatPeersBench(sets: PeerSet[], ours: Flagger = oursF
         `| ${sc.name} | ${ratio(s.headline.caught, s.headline.n)} | ${ratio(s.benign.flagged, s.benign.n)} | ${s.stretch.caught}/${s.stretch.n} | ${s.policy.caught}/${s.policy.n} | ${rate(ips)}${onePass ? '*' : ''} |`,
       );
     }
+    if (set.by) byField(lines, set.by, scanners);
     const cap = Math.min(ATR_TIMING_CAP, texts.length);
     if (anyCapped) console.log(`\n\\* items/s from one pass over the first ${cap} of ${texts.length} lines (ATR is slow); scores use every line.`);
+  }
+}
+
+/** Each scanner's false-positive rate on the benign lines, per value of `field` (one column per scanner). */
+function byField(lines: readonly LabelledLine[], field: string, scanners: readonly Scanner[]): void {
+  const benign = lines.filter((l) => l.label === 'benign');
+  const groups = [...new Set(benign.map((l) => String((l as unknown as Record<string, unknown>)[field])))].sort();
+  console.log(`\nFPR by ${field}:\n\n| ${field} | lines | ${scanners.map((s) => s.name).join(' | ')} |\n|---|---|${scanners.map(() => '---|').join('')}`);
+  for (const g of groups) {
+    const rows = benign.filter((l) => String((l as unknown as Record<string, unknown>)[field]) === g);
+    console.log(`| ${g} | ${rows.length} | ${scanners.map((s) => ratio(rows.filter((l) => s.flag(l.text)).length, rows.length)).join(' | ')} |`);
   }
 }
 
