@@ -5,7 +5,8 @@
  *  - `npm pack` makes a tarball that `npm install -g` puts on PATH with no registry and no npm cache (a temporary
  *    prefix and an empty cache: everything the CLI runs is bundled into dist/), and the installed
  *    `session-knowledge` works from another folder — a throwaway git repository: --version, scan, pin, hook install
- *    claude-code, and the hook command it wrote, fed Claude Code's input (docs/examples/).
+ *    claude-code, and the hook command it wrote, fed Claude Code's input (docs/examples/); `npm install -g .` in the
+ *    built clone (a link) gives the same command.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -122,6 +123,13 @@ test('npm pack + npm install -g into a temporary prefix, offline: session-knowle
   const command = commands[0]!;
   assert.ok(command.includes(prefix) || command.includes(realpathSync(prefix)), `the hook runs the installed CLI, not the clone: ${command}`);
   assert.ok(!command.includes(clone), command);
+
+  // The other documented way: `npm install -g .` in the built clone links it (a rebuild updates the command).
+  const linkPrefix = join(scratch, 'link-prefix');
+  const linked = spawnSync(NPM, ['install', '--global', '--offline', '.'], { cwd: clone, encoding: 'utf8', env: npmEnv(scratch, { npm_config_prefix: linkPrefix }), timeout: 120_000 });
+  assert.equal(linked.status, 0, `npm install -g . failed:\n${explain(linked)}`);
+  const viaLink = spawnSync('session-knowledge', ['--version'], { cwd: repo, env: { ...env, PATH: [process.platform === 'win32' ? linkPrefix : join(linkPrefix, 'bin'), dirname(process.execPath)].join(delimiter) }, encoding: 'utf8', shell: process.platform === 'win32' });
+  assert.equal(viaLink.stdout.trim(), VERSION, explain(viaLink));
 
   // What Claude Code then runs: the written command, fed its SessionStart input (the README's example).
   const input = JSON.parse(readFileSync(join(REPO_ROOT, 'docs/examples/hook-input.session-start.json'), 'utf8')) as Record<string, unknown>;
