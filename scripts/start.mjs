@@ -15,7 +15,8 @@
 //   npm start -- --no-build       # skip `npm run build`
 //   SESSION_KNOWLEDGE_MEMORY_ENABLE=1 npm start    # passed through to the extension host
 //
-// The user-data-dir (.vscode-test/demo-user-data) is kept between runs, so settings you change stay.
+// The user-data-dir (.vscode-test/demo-user-data) is kept between runs, so settings you change stay. The port is
+// this clone's own (scripts/demoPort.mjs: derived from its path) while it is free, so the URL stays the same too.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,6 +27,7 @@ import {
   openChat, openFile, packageExtension, repoRoot, sendChat, sideBarTreeItem, startCodeServer, tempDir, uninstallExtension,
   waitForChatAnswer, workbenchUrl, writeUserSettings,
 } from './vscodeWeb.mjs';
+import { demoPort } from './demoPort.mjs';
 
 const { values: opts } = parseArgs({ options: { check: { type: 'boolean' }, 'no-build': { type: 'boolean' }, 'no-demo-model': { type: 'boolean' } } });
 const say = (msg) => console.log(`[start] ${msg}`);
@@ -49,14 +51,22 @@ if (!existsSync(join(userDataDir, 'User/settings.json'))) writeUserSettings(user
 mkdirSync(extensionsDir, { recursive: true });
 setUpDemoModel();
 
+// One port per clone when it is free (the same URL every start); --check runs beside a running demo on any free port.
+const chosen = opts.check ? undefined : await demoPort(repoRoot);
 const server = await startCodeServer({
+  ...(chosen ? { port: chosen.port } : {}),
   folder: workspace,
   userDataDir,
   extensionsDir,
   extraArgs: withDemoModel ? ['--enable-proposed-api', extensionId(demoModel)] : [],
   onOutput: (line) => { if (process.env.SK_VERBOSE) console.log(`[code-server] ${line}`); },
 });
-const url = workbenchUrl(server, { folder: workspace, extensionDevelopmentPaths: [repoRoot] });
+const url = workbenchUrl(server, {
+  folder: workspace,
+  extensionDevelopmentPaths: [repoRoot],
+  // kept in the clone (not a new temp folder each start), so the URL is the same as long as the port is
+  ...(scratch ? {} : { extensionDevelopmentFolder: join(repoRoot, '.vscode-test/demo-dev-extensions') }),
+});
 const memory = process.env.SESSION_KNOWLEDGE_MEMORY_ENABLE ? `set (${process.env.SESSION_KNOWLEDGE_MEMORY_ENABLE})` : 'unset';
 
 if (opts.check) {
@@ -75,7 +85,9 @@ console.log(`
   Without it: npm start -- --no-demo-model`
     : 'Chat: no demo model (--no-demo-model), so no Chat view; pins and the knowledge block preview still work.'}
 
-  Open this URL (it loads the extension from ${repoRoot}):
+  Open this URL (it loads the extension from ${repoRoot}; ${chosen?.stable
+    ? `port ${chosen.port} is this clone's, so the URL stays the same from one start to the next`
+    : `this clone's port ${chosen?.taken} is in use, so this time it is ${server.port}`}):
 
     ${url}
 

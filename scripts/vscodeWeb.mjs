@@ -161,7 +161,8 @@ export async function waitFor(fn, { timeoutMs = 30_000, intervalMs = 200, messag
  * Runs in its own process group so stop() takes down the VS Code server, extension hosts and anything
  * they spawned (e.g. our language server).
  * @param {{ folder: string, userDataDir?: string, extensionsDir?: string, env?: Record<string, string|undefined>,
- *   onOutput?: (line: string) => void, healthTimeoutMs?: number, extraArgs?: string[], workspaceTrust?: boolean }} opts
+ *   onOutput?: (line: string) => void, healthTimeoutMs?: number, extraArgs?: string[], workspaceTrust?: boolean, port?: number }} opts
+ *   port: the port to bind (default: a free one).
  *   workspaceTrust: leave VS Code's workspace trust on (no --disable-workspace-trust); the user settings decide the rest.
  */
 export async function startCodeServer(opts) {
@@ -175,7 +176,7 @@ export async function startCodeServer(opts) {
   const configFile = join(scratch, 'config.yaml');
   writeFileSync(configFile, 'auth: none\ncert: false\n');
 
-  const port = await freePort();
+  const port = opts.port ?? await freePort();
   const authority = `127.0.0.1:${port}`;
   const args = [
     entryScript(),
@@ -253,9 +254,14 @@ export async function startCodeServer(opts) {
  * extension's own and ignores `workbench.colorTheme`.
  * @param {string[]} paths
  */
-export function extensionDevFolder(paths) {
-  const folder = tempDir('sk-dev-extensions-');
-  process.once('exit', () => rmSync(folder, { recursive: true, force: true }));
+export function extensionDevFolder(paths, at) {
+  // `at`: a folder kept between runs (npm start: the same URL every start), its links made anew
+  if (at) {
+    rmSync(at, { recursive: true, force: true });
+    mkdirSync(at, { recursive: true });
+  }
+  const folder = at ?? tempDir('sk-dev-extensions-');
+  if (!at) process.once('exit', () => rmSync(folder, { recursive: true, force: true }));
   paths.forEach((p, i) => symlinkSync(resolve(p), join(folder, `${i}-${basename(resolve(p))}`), 'dir'));
   return folder;
 }
@@ -264,13 +270,14 @@ export function extensionDevFolder(paths) {
  * The workbench URL for `folder`, with an optional payload (extension development paths, a test runner).
  * @param {{ origin: string, authority: string }} server
  * @param {{ folder: string, workspace?: string, extensionDevelopmentPaths?: string[], extensionTestsPath?: string,
- *   enableProposedApi?: boolean, skipWelcome?: boolean }} opts
+ *   enableProposedApi?: boolean, skipWelcome?: boolean, extensionDevelopmentFolder?: string }} opts
+ *   extensionDevelopmentFolder: where extensionDevFolder makes its links (default: a temp folder, new each run).
  */
 export function workbenchUrl(server, opts) {
   const remote = (p) => `vscode-remote://${server.authority}${resolve(p)}`;
   const payload = [];
   const dev = opts.extensionDevelopmentPaths ?? [];
-  if (dev.length) payload.push(['extensionDevelopmentPath', remote(extensionDevFolder(dev))]);
+  if (dev.length) payload.push(['extensionDevelopmentPath', remote(extensionDevFolder(dev, opts.extensionDevelopmentFolder))]);
   if (opts.extensionTestsPath) payload.push(['extensionTestsPath', remote(opts.extensionTestsPath)]);
   if (opts.enableProposedApi) payload.push(['enableProposedApi', '']);
   if (opts.skipWelcome ?? true) payload.push(['skipWelcome', 'true']);

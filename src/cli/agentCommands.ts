@@ -89,7 +89,7 @@ export async function runPins(command: 'pin' | 'unpin' | 'pins', args: readonly 
 }
 
 /** Claude Code's hook input (the fields we use; the rest is ignored). */
-const HookInputSchema = z.looseObject({
+export const HookInputSchema = z.looseObject({
   session_id: z.string().min(1).max(200),
   cwd: z.string().min(1).optional(),
   hook_event_name: z.string(),

@@ -33,6 +33,7 @@ import { memoryApi } from './memory/memoryApi';
 import { registerRetention, sessionRetentionDays } from './retention';
 import { AgentPins, registerAgentPinCommands } from './agents/agentPinCommands';
 import { registerAgentSetup } from './agents/agentSetup';
+import { registerCliCommands } from './agents/cliCommand';
 import { registerCopilotShare } from './agents/copilotShare';
 import { KnowledgeFolders, fileWorkspaceFolders } from './knowledgeFolders';
 import { GuardedSettings } from './guardedSettings';
@@ -164,6 +165,7 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
   // ---- agents that are not ours: pins for all agents, Claude Code's hooks, MCP, Copilot's instruction file ----
   registerAgentPinCommands(context, { agentPins, items: () => tree.current, refresh });
   const agentSetup = registerAgentSetup(context, { output });
+  registerCliCommands(context, { output });
   registerCopilotShare(context, { client: lc, output, folder, events, agentPins, settings: guarded });
 
   // The views are filled whenever the server is running: its first start (whatever caused it) and restarts.
