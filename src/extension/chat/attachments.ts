@@ -75,7 +75,9 @@ async function read(ref: vscode.ChatPromptReference): Promise<Read | undefined> 
   }
   if (v instanceof vscode.Location) {
     const r = v.range;
-    const label = `${relative(v.uri)}:${r.start.line + 1}-${r.end.line + 1}`;
+    // A selection that ends at the start of a line does not hold that line.
+    const last = r.end.character === 0 && r.end.line > r.start.line ? r.end.line : r.end.line + 1;
+    const label = `${relative(v.uri)}:${r.start.line + 1}${last > r.start.line + 1 ? `-${last}` : ''}`;
     const base = { kind: 'selection' as const, label, firstLine: r.start.line + 1, where: v };
     try {
       return { ...base, text: await readText(v.uri, r) };
