@@ -55,6 +55,27 @@ suite('@knowledge attachments and tools: the real participant, server and judgem
     assert.equal(allParts(next).filter((p) => attachedPart([p])).length, 1, 'the earlier attachment rides with its turn, once');
   });
 
+  test('the "Current file" (its visible range) sends the file; a file pinned to the session is not attached again', async () => {
+    const { api, handler, fake } = await chatHooks();
+    fake.reset();
+    const note = '.knowledge/notes/attach-pinned.md';
+    await fs.mkdir(join(workspaceFolder(), '.knowledge/notes'), { recursive: true });
+    await fs.writeFile(join(workspaceFolder(), note), '# Attach pinned\n\nPinned text rides in the block.\n');
+    const chat = new Conversation(handler, await fakeModel('sk-fake-large'));
+    await chat.send('Hello.');
+    const key = (chat.history.at(-1) as { result: vscode.ChatResult }).result.metadata!.sessionKey as string;
+    await api.sessions.setPins(key, { notes: [note], plans: [] });
+    const viewport = (rel: string) => ({ id: 'vscode.implicit.viewport', value: new vscode.Location(uri(rel), new vscode.Range(0, 0, 1, 0)) });
+    await chat.send('What is open?', { references: [viewport(SOURCE)] });
+    const envelope = attachedPart(lastUser(lastRequest(fake)).parts)!;
+    assert.match(envelope, /--- Attached file: attach\/handlers\.ts ---\n/);
+    assert.ok(envelope.includes('export function remove()'), 'the whole file, not only the visible lines');
+    await chat.send('And the note?', { references: [viewport(note)] });
+    const user = lastUser(lastRequest(fake)).parts;
+    assert.equal(attachedPart(user), undefined, 'the pinned note is not attached again');
+    assert.equal(user.filter((p) => p.includes('Pinned text rides in the block.')).length, 1, 'the block carries it, once');
+  });
+
   test('a flagged attachment is withheld whole; the notice names it and its line; the footer says so', async () => {
     const { handler, fake } = await chatHooks();
     fake.reset();

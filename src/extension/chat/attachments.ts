@@ -6,7 +6,7 @@
  * - a flagged attachment is withheld whole; a notice names it and the lines that read as instructions;
  * - one that could not be judged (the server did not answer in time) is left out, said to the person;
  * - what passes the budget is cut at a line break, loudly (the notice and the footer name the lines cut);
- * - a file already pinned to the session is not attached again (the block carries it).
+ * - a file pinned to the session, or a selection of one, is not attached again (the block carries it).
  * Attachments are never recorded as delivered pins: they ride with the message they were attached to.
  */
 import * as vscode from 'vscode';
@@ -64,7 +64,9 @@ function errorText(err: unknown): string {
 
 /** One reference, read. */
 async function read(ref: vscode.ChatPromptReference): Promise<Read | undefined> {
-  const v = ref.value;
+  // The "Current file" chip without a selection sends the visible range ("vscode.implicit.viewport"): the person
+  // sees "Current file", so the model gets the file (budgeted like any other).
+  const v = ref.id === 'vscode.implicit.viewport' && ref.value instanceof vscode.Location ? ref.value.uri : ref.value;
   if (v instanceof vscode.Uri) {
     const base = { kind: 'file' as const, label: relative(v), firstLine: 1, where: v, ...(knowledgeId(v) ? { reviewId: knowledgeId(v)! } : {}) };
     try {
@@ -131,7 +133,8 @@ export async function readAttachments(client: LanguageClient, references: readon
  * to `ATTACHMENT_SHARE` of the model's input by its own token count (chars ÷ 4 when it does not answer).
  */
 export async function fitAttachments(read_: readonly Read[], pinned: ReadonlySet<string>, model: vscode.LanguageModelChat): Promise<Attachments> {
-  const live = read_.filter((r) => !(r.kind === 'file' && r.where instanceof vscode.Uri && pinned.has(relative(r.where))));
+  const uriOf = (w: Read['where']) => (w instanceof vscode.Location ? w.uri : w);
+  const live = read_.filter((r) => !(r.where && pinned.has(relative(uriOf(r.where)!))));
   if (live.length === 0) return NONE;
   const budget = Math.floor(model.maxInputTokens * ATTACHMENT_SHARE);
   let left = budget;
