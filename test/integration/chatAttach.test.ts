@@ -73,7 +73,7 @@ suite('@knowledge attachments and tools: the real participant, server and judgem
     await chat.send('And the note?', { references: [viewport(note)] });
     const user = lastUser(lastRequest(fake)).parts;
     assert.equal(attachedPart(user), undefined, 'the pinned note is not attached again');
-    assert.equal(user.filter((p) => p.includes('Pinned text rides in the block.')).length, 1, 'the block carries it, once');
+    assert.equal(allParts(lastRequest(fake)).filter((p) => p.includes('Pinned text rides in the block.')).length, 1, 'the block (replayed with the turn it rode with) carries it, once');
   });
 
   test('a flagged attachment is withheld whole; the notice names it and its line; the footer says so', async () => {
