@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import {
   QUIET_SETTINGS, copyDir, extensionId, installVsix, launchBrowser, newWorkbenchPage, openChat, openFile, packageExtension,
-  repoRoot, sendChat, startCodeServer, tempDir, waitFor, waitForChatAnswer, workbenchUrl, writeUserSettings,
+  repoRoot, sendChat, startCodeServer, tempDir, waitForChatAnswer, workbenchUrl, writeUserSettings,
 } from '../../scripts/vscodeWeb.mjs';
 
 const imagesDir = join(repoRoot, 'docs/images');
