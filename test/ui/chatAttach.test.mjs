@@ -90,17 +90,11 @@ describe("@knowledge attachments and tools in VS Code's Chat view (fake model)",
     await openChat(page);
   });
 
+  /** A case; when it fails, the workbench as it was goes to test-results/chatAttach-FAILED-<n>.png. */
   let cases = 0;
   const step = (name, fn) => {
     const n = ++cases;
-    it(name, async () => {
-      try {
-        await fn();
-      } catch (e) {
-        await shot(resultsDir, `chatAttach-FAILED-${n}.png`).catch(() => {});
-        throw e;
-      }
-    });
+    it(name, () => fn().catch((e) => shot(resultsDir, `chatAttach-FAILED-${n}.png`).then(() => Promise.reject(e), () => Promise.reject(e))));
   };
 
   after(async () => {
