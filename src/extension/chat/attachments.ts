@@ -153,10 +153,13 @@ export async function fitAttachments(read_: readonly Read[], pinned: ReadonlySet
       continue;
     }
     let tokens: number;
+    let timer: NodeJS.Timeout | undefined;
     try {
-      tokens = await Promise.race([Promise.resolve(model.countTokens(r.text)), new Promise<number>((_, reject) => setTimeout(() => reject(new Error('timeout')), RESOLVE_TIMEOUT_MS))]);
+      tokens = await Promise.race([Promise.resolve(model.countTokens(r.text)), new Promise<number>((_, reject) => (timer = setTimeout(() => reject(new Error('timeout')), RESOLVE_TIMEOUT_MS)))]);
     } catch {
       tokens = Math.ceil(r.text.length / 4);
+    } finally {
+      clearTimeout(timer);
     }
     if (tokens > left) {
       const perChar = tokens / Math.max(1, r.text.length);
