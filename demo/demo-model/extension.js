@@ -11,6 +11,8 @@ const vscode = require('vscode');
 const MODEL_NAME = 'Demo model (offline) — shows what it received';
 const BLOCK_START = /^<knowledge-untrusted\b/;
 const SUMMARY_REQUEST = 'Summarise this conversation';
+/** How the attachments' envelope starts its inside (src/extension/chat/attachedContext.ts). */
+const ATTACHED = 'Files, selections and text the user attached to this message';
 const MAX_INPUT = 8000;
 
 const tokens = (text) => Math.ceil(text.length / 4);
@@ -33,14 +35,23 @@ function describeBlock(block) {
   return { items, notices };
 }
 
-function answer(messages) {
+/** The attachments' envelope: what it carries, and its notices (withheld, cut). */
+function describeAttachments(part) {
+  const items = [...part.matchAll(/^--- Attached (file|selection|text): (.+?) ---$/gm)].map((m) => `${m[1]} \`${m[2]}\``);
+  const notices = part.split('\n').filter((line) => /^\[(Withheld|Cut to fit)/.test(line.trim()));
+  return { items, notices };
+}
+
+function answer(messages, options) {
   const all = messages.map(textOf);
   const total = tokens(all.flat().join('\n'));
   const last = messages[messages.length - 1];
   const lastParts = textOf(last);
-  const block = lastParts.find((p) => BLOCK_START.test(p));
+  const attached = lastParts.find((p) => BLOCK_START.test(p) && p.includes(ATTACHED));
+  const block = lastParts.find((p) => BLOCK_START.test(p) && p !== attached);
   const compaction = lastParts.find((p) => p.startsWith('Summary of the earlier conversation'));
-  const prompt = lastParts.filter((p) => p !== block && p !== compaction).join(' ');
+  const prompt = lastParts.filter((p) => p !== block && p !== compaction && p !== attached).join(' ');
+  const tools = (options?.tools || []).map((t) => `\`${t.name}\``);
   const earlier = messages.slice(0, -1);
   const earlierBlocks = earlier.filter((m) => isUser(m) && textOf(m).some((p) => BLOCK_START.test(p))).length;
   const earlierCompaction = earlier.some((m) => textOf(m).some((p) => p.startsWith('Summary of the earlier conversation')));
@@ -54,6 +65,11 @@ function answer(messages) {
   } else {
     lines.push(`- **Knowledge block with this message:** none — ${earlierBlocks || earlierCompaction ? 'the conversation already carries it (it rides in the history, with the earlier message it was delivered with)' : 'nothing is pinned to this chat yet (pin a note, or use `/pin path`)'}.`);
   }
+  if (attached) {
+    const a = describeAttachments(attached);
+    lines.push(`- **Attached with this message** (an envelope of its own, not pinned knowledge): ${a.items.length ? a.items.join(', ') : 'nothing'}${a.notices.length ? ` — ${a.notices.map((n) => `\`${n.trim()}\``).join(' ')}` : ''}.`);
+  } else lines.push('- **Attached with this message:** nothing.');
+  lines.push(`- **Tools offered:** ${tools.length ? tools.join(', ') : 'none'}${options?.toolMode === 2 ? ' (one required: you referenced it with #)' : ''}.`);
   lines.push(`- **History replayed:** ${plural(earlier.length, 'earlier message')}${earlierBlocks ? `, ${plural(earlierBlocks, 'of them carries', 'of them carry')} a knowledge block` : ''}${earlierCompaction ? '; older turns were compacted into a summary' : ''}.`);
   lines.push(`- **Tokens received:** ${total} of this demo model's ${MAX_INPUT} (it counts characters ÷ 4; @knowledge compacts the conversation past the share set in \`sessionKnowledge.compactionThreshold\`).`);
   if (block) lines.push('', 'The block as it arrived:', '', fenced(block));
@@ -69,11 +85,11 @@ exports.activate = (context) => {
     }));
   }
   context.subscriptions.push(vscode.lm.registerChatModelProvider('sk-demo-model', {
-    async provideLanguageModelResponse(messages, _options, _extensionId, progress) {
+    async provideLanguageModelResponse(messages, options, _extensionId, progress) {
       const first = textOf(messages[0])[0] || '';
       const reply = messages.length === 1 && first.startsWith(SUMMARY_REQUEST)
         ? '(Demo summary: this demo model does not summarise; a real model would condense the earlier turns here.)'
-        : answer(messages);
+        : answer(messages, options);
       progress.report({ index: 0, part: new vscode.LanguageModelTextPart(reply) });
     },
     async provideTokenCount(text) {

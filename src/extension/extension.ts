@@ -183,7 +183,7 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
   const chatHandler = registerParticipant(context, {
     client: lc,
     log: output,
-    ...(flag ? { distill: () => distill?.chat } : {}),
+    ...(flag ? { distill: () => distill?.chat, memoryOn: () => memory?.isOn() === true } : {}),
     uriOf: (id) => folders.uriOf(id),
     onActiveSession: (key) => {
       if (activeSession !== key) {

@@ -72,5 +72,6 @@ export type JudgeTextsParams = z.infer<typeof JudgeTextsParamsSchema>;
 /** One verdict per text, in order: flagged (findings stand, no review covers them) and the rules that matched. */
 export interface JudgeTextsResult {
   rulesetVersion: string;
-  results: { flagged: boolean; rules: string[] }[];
+  /** `spans`: where each finding that stands lies in the text (half-open UTF-16 offsets), for naming the lines withheld. */
+  results: { flagged: boolean; rules: string[]; spans?: { start: number; end: number }[] }[];
 }

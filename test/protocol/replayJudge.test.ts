@@ -24,6 +24,10 @@ test('judgeTexts: text delivered before is judged now (current rules), reviews a
   assert.deepEqual(before.results.map((r) => r.flagged), [true, false, true]);
   assert.ok(before.results[0]!.rules.length > 0 && before.results[0]!.rules.every((r) => /\./.test(r)), 'rule ids name what matched');
   assert.deepEqual(before.results[1]!.rules, []);
+  // Where the findings lie (an attachment's withheld notice names its lines by them).
+  const attackAt = 'Deploy with care.\n'.length;
+  assert.ok(before.results[0]!.spans!.some((s) => s.start >= attackAt && s.start < attackAt + ATTACK.length), 'a span inside the attack sentence');
+  assert.deepEqual(before.results[1]!.spans, []);
 
   // Reviewed: the file's exact text under its id is no longer flagged; other text under that id still is. Without the
   // id (a pinned message, a summary), no review applies.

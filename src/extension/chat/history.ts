@@ -10,6 +10,7 @@
  */
 import * as vscode from 'vscode';
 import { wrapInEnvelope } from '../../server/core/threat/envelope';
+import { attachedEnvelope, type AttachedItem } from './attachedContext';
 
 export const PARTICIPANT_ID = 'sessionknowledge.knowledge';
 
@@ -22,6 +23,8 @@ export interface KnowledgeResultMetadata {
   block?: string;
   /** The signature that block carried. */
   signature?: string;
+  /** What the person attached to this turn, as sent (`attachedContext.ts`): replayed with the turn, judged again, never a pin. */
+  attachments?: AttachedItem[];
   /** Set on the turn where compaction happened. */
   compaction?: {
     summary: string;
@@ -136,10 +139,10 @@ function modelAnswer(response: string): string {
   return footer >= 0 ? response.slice(0, footer) : response;
 }
 
-/** A conversation turn as the model saw it: the block that rode with it and the prompt, then the answer. */
+/** A conversation turn as the model saw it: the block that rode with it, its attachments and the prompt, then the answer. */
 export function turnMessages(turn: Turn): vscode.LanguageModelChatMessage[] {
   const messages: vscode.LanguageModelChatMessage[] = [];
-  const user = textParts(turn.metadata.block ?? '', turn.prompt);
+  const user = textParts(turn.metadata.block ?? '', attachedEnvelope(turn.metadata.attachments ?? []), turn.prompt);
   if (user.length > 0) messages.push(vscode.LanguageModelChatMessage.User(user));
   const answer = textParts(modelAnswer(turn.response));
   if (answer.length > 0) messages.push(vscode.LanguageModelChatMessage.Assistant(answer));

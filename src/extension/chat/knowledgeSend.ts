@@ -13,6 +13,7 @@ import { textParts } from './history';
 import { deliveryAllowed } from '../workspaceTrust';
 import { ModelRatios, resolveFitted } from './resolveFitted';
 import { DEFAULT_BUDGET_TOKENS } from '../../server/core/delivery/budgetDefault';
+import { runToolLoop, type ToolPlan } from './toolLoop';
 
 /** Each model's tokens per character, learned from its own counts (see `resolveFitted`). */
 const modelRatios = new ModelRatios();
@@ -88,9 +89,12 @@ export async function markDeliveredSafely(client: LanguageClient, sessionKey: st
   }
 }
 
-/** A user message whose first part is the block (synthetic) and whose second part is what the person wrote (no empty part). */
-export function userMessageWithBlock(block: string, prompt: string): vscode.LanguageModelChatMessage {
-  return vscode.LanguageModelChatMessage.User(textParts(block, prompt));
+/**
+ * A user message whose first part is the block (synthetic), then the attachments' envelope when there is one, then
+ * what the person wrote (no empty part).
+ */
+export function userMessageWithBlock(block: string, prompt: string, attachments = ''): vscode.LanguageModelChatMessage {
+  return vscode.LanguageModelChatMessage.User(textParts(block, attachments, prompt));
 }
 
 export interface SendOutcome {
@@ -118,6 +122,7 @@ export interface PendingDelivery {
  * as delivered as soon as the first fragment arrives (or, with `whenComplete`, once the answer finished) —
  * not before, and never when the request fails before answering or is cancelled. Recording never holds back
  * a fragment: it runs beside the stream and is awaited (bounded by its timeout) only before this returns.
+ * With `tools`, the model may call them (`toolLoop.ts`): `text` is every round's text.
  */
 export async function sendAndRecord(
   client: LanguageClient,
@@ -127,6 +132,7 @@ export async function sendAndRecord(
   pending: PendingDelivery | undefined,
   log: vscode.LogOutputChannel,
   onFragment: (fragment: string) => void = () => undefined,
+  tools?: ToolPlan,
 ): Promise<SendOutcome> {
   let text = '';
   let accepted = false;
@@ -144,19 +150,18 @@ export async function sendAndRecord(
     onCancel = token.onCancellationRequested(() => resolve(undefined));
   });
   try {
-    const response = await Promise.race([model.sendRequest(messages, {}, token), cancelled]);
-    const fragments = response?.text[Symbol.asyncIterator]();
-    for (;;) {
-      const next = fragments && (await Promise.race([fragments.next(), cancelled]));
-      if (!next || next.done || token.isCancellationRequested) break;
-      const fragment = next.value;
-      if (!accepted) {
-        accepted = true;
-        if (!pending?.whenComplete) record();
-      }
-      text += fragment;
-      onFragment(fragment);
-    }
+    await runToolLoop(model, messages, tools, token, cancelled, {
+      accepted: () => {
+        if (!accepted) {
+          accepted = true;
+          if (!pending?.whenComplete) record();
+        }
+      },
+      text: (fragment) => {
+        text += fragment;
+        onFragment(fragment);
+      },
+    });
     // A model that finished without a fragment and without an error accepted the request too.
     if (!token.isCancellationRequested) accepted = true;
   } catch (err) {

@@ -36,6 +36,8 @@ import {
 } from './history';
 import type { ChatDistillHooks } from '../memory/distillCommands';
 import { RESTRICTED_CHAT_NOTE, RESTRICTED_NOTICE, deliveryAllowed } from '../workspaceTrust';
+import { fitAttachments, readAttachments, type Attachments } from './attachments';
+import { modelErrorSentence, toolPlan } from './toolLoop';
 
 export interface ParticipantDeps {
   client: LanguageClient;
@@ -46,6 +48,8 @@ export interface ParticipantDeps {
   distill?: () => ChatDistillHooks | undefined;
   /** The file a pinned id names (ids start with their folder's name when the workspace has several). */
   uriOf?: (id: string) => vscode.Uri | undefined;
+  /** Whether memory is on (its tools are offered to the model); only with the memory flag. */
+  memoryOn?: () => boolean;
 }
 
 type Handler = (request: vscode.ChatRequest, context: vscode.ChatContext, stream: vscode.ChatResponseStream, token: vscode.CancellationToken) => Promise<vscode.ChatResult>;
@@ -287,22 +291,27 @@ export function createChatHandler(deps: ParticipantDeps): Handler {
       return { metadata };
     }
 
-    // Everything replayed is judged now (current rules), beside resolving the block: neither waits on the other.
-    const [judged, resolved] = await Promise.all([judgeLiveTurns(client, turns, log), resolveBlockSafely(client, key, log, model)]);
+    // Everything replayed is judged now (current rules), beside resolving the block and reading and judging what the
+    // person attached: none waits on another. Restricted Mode attaches nothing (nothing from the folder reaches a model).
+    const references = deliveryAllowed() ? (request.references ?? []) : [];
+    const [judged, resolved, read] = await Promise.all([judgeLiveTurns(client, turns, log), resolveBlockSafely(client, key, log, model), readAttachments(client, references, log)]);
+    // A file pinned to this session is not attached again: the block carries it.
+    const attachments: Attachments = await fitAttachments(read, new Set(resolved?.items.map((i) => i.id) ?? []), model);
+    if (attachments.items.length > 0) metadata.attachments = attachments.items;
     const { messages: conversation, firstLiveTurn } = rebuildConversation(judged);
-    const compaction = key ? await maybeCompact(model, key, judged, conversation, firstLiveTurn, request.prompt, token) : undefined;
+    const compaction = key ? await maybeCompact(model, key, judged, conversation, firstLiveTurn, [attachments.envelope, request.prompt].join('\n'), token) : undefined;
     let messages: vscode.LanguageModelChatMessage[];
     let pending: PendingDelivery | undefined;
     let sentBlock: PendingBlock | undefined;
     if (compaction) {
       metadata.compaction = compaction.data;
       const sent = await judgeNewCompaction(client, compaction.data, log);
-      messages = [compactionMessage(sent), ...judged.slice(compaction.data.coveredTurns).flatMap(turnMessages), vscode.LanguageModelChatMessage.User(request.prompt)];
+      messages = [compactionMessage(sent), ...judged.slice(compaction.data.coveredTurns).flatMap(turnMessages), userMessageWithBlock('', request.prompt, attachments.envelope)];
       if (compaction.data.block && key) pending = { sessionKey: key, signature: compaction.signature, whenComplete: true };
     } else {
       sentBlock = resolved;
       const block = sentBlock?.text ?? '';
-      messages = [...conversation, userMessageWithBlock(block, request.prompt)];
+      messages = [...conversation, userMessageWithBlock(block, request.prompt, attachments.envelope)];
       if (block && key && sentBlock) {
         pending = { sessionKey: key, signature: sentBlock.signature, whenComplete: true };
         metadata.block = block;
@@ -310,36 +319,43 @@ export function createChatHandler(deps: ParticipantDeps): Handler {
       }
     }
 
-    const outcome = await sendAndRecord(client, model, messages, token, pending, log, (fragment) => stream.markdown(fragment));
+    // The model may call our memory tools (memory on) and the tools the person referenced or enabled (toolLoop.ts).
+    const tools = toolPlan(request, deps.memoryOn?.() ?? false, (line) => stream.progress(line));
+    const outcome = await sendAndRecord(client, model, messages, token, pending, log, (fragment) => stream.markdown(fragment), tools);
     if (token.isCancellationRequested) {
       // VS Code keeps no result for a cancelled turn: nothing rode with it (nothing was recorded either).
       delete metadata.block;
       delete metadata.compaction;
+      delete metadata.attachments;
       return { metadata };
     }
     if (!outcome.accepted) {
       // Failed before the model answered: nothing was delivered, nothing rode with this turn.
       delete metadata.block;
       delete metadata.compaction;
-      const error = outcome.error ?? new Error('no answer');
-      const message = error instanceof vscode.LanguageModelError ? `The language model could not answer (${error.code}): ${error.message}` : `The request failed: ${error.message}`;
+      delete metadata.attachments;
+      const message = modelErrorSentence(outcome.error ?? new Error('no answer'));
       log.warn(message);
       return { metadata, errorDetails: { message } };
     }
     // Failed after it started answering: the model got the block, so the turn keeps it for the replay.
-    if (outcome.error) log.warn(`The answer broke off: ${outcome.error.message}`);
+    if (outcome.error) log.warn(`The answer broke off: ${modelErrorSentence(outcome.error)}`);
     const distill = deps.distill?.();
     if (key && distill) {
       const conversation = [...distillTurns(turns), { prompt: request.prompt, response: outcome.text }];
       if (compaction) distill.compacted(key, conversation, model);
       else distill.record(key, conversation, model);
     }
+    const attached = attachments.summary ? `; ${attachments.summary}` : '';
     const footer = compaction
-      ? `${FOOTER_START}the conversation was compacted; the pinned knowledge${compaction.data.pinnedMessages.length ? ' and pinned messages were' : ' was'} re-sent with it.*`
+      ? `${FOOTER_START}the conversation was compacted; the pinned knowledge${compaction.data.pinnedMessages.length ? ' and pinned messages were' : ' was'} re-sent with it${attached}.*`
       : sentBlock && sentBlock.text
-        ? `${FOOTER_START}sent ${sentBlock.items.filter((i) => i.state === 'ok').length} pinned item(s) with this message${sentBlock.items.some((i) => i.state !== 'ok') ? `; ${sentBlock.items.filter((i) => i.state !== 'ok').length} withheld or unavailable` : ''}${sentBlock.budget.cutItems.length ? `; cut to fit: ${sentBlock.budget.cutItems.join(', ')}` : ''}.*`
-        : '';
+        ? `${FOOTER_START}sent ${sentBlock.items.filter((i) => i.state === 'ok').length} pinned item(s) with this message${sentBlock.items.some((i) => i.state !== 'ok') ? `; ${sentBlock.items.filter((i) => i.state !== 'ok').length} withheld or unavailable` : ''}${sentBlock.budget.cutItems.length ? `; cut to fit: ${sentBlock.budget.cutItems.join(', ')}` : ''}${attached}.*`
+        : attachments.summary
+          ? `${FOOTER_START}${attachments.summary}.*`
+          : '';
     if (footer) stream.markdown(footer);
+    for (const where of attachments.sent) stream.reference(where);
     // Restricted Mode: the knowledge was held back (resolveBlockSafely), said once in this answer.
     if (!deliveryAllowed()) stream.markdown(RESTRICTED_CHAT_NOTE);
     if (sentBlock?.text) {

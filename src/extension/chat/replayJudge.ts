@@ -6,6 +6,7 @@
  * - a block is judged item by item (its `--- Pinned note: <id> ---` sections, the memory index, the rest);
  *   a flagged item is cut from the replay and one line names it;
  * - a flagged summary or pinned message is replaced by one line that names it;
+ * - an attachment (`attachedContext.ts`) is judged again the same way; a flagged one is replaced by a notice naming it;
  * - on any error or timeout, none of these texts is replayed (a line says so) — the send itself goes on.
  */
 import type * as vscode from 'vscode';
@@ -14,6 +15,7 @@ import { JudgeTextsRequest } from '../../shared/protocol';
 import type { JudgeTextsResult } from '../../shared/reviewSchemas';
 import { envelopeInside, wrapInEnvelope } from '../../server/core/threat/envelope';
 import { firstLiveTurn, type KnowledgeResultMetadata, type Turn } from './history';
+import type { AttachedItem } from './attachedContext';
 import { requestWithTimeout } from './knowledgeSend';
 
 type Compaction = NonNullable<KnowledgeResultMetadata['compaction']>;
@@ -86,6 +88,16 @@ function judgedCompaction(c: Compaction, summary: Verdict | undefined, pinned: r
   };
 }
 
+/** Attachments as they may be replayed: a flagged or unjudged one replaced by a notice naming it (`null`: nothing to judge). */
+function judgedAttachments(items: readonly AttachedItem[], verdicts: readonly (Verdict | null | undefined)[]): AttachedItem[] {
+  return items.map((a, i) => {
+    const v = verdicts[i];
+    if (v === null || (v && !v.flagged)) return a;
+    const notice = v ? `Withheld from this replay: ${a.label} now reads as an instruction (${ruleList(v)}).` : `${a.label} is left out of this replay: it could not be checked against the current threat rules.`;
+    return { ...a, text: '', notice };
+  });
+}
+
 /** Asks the server for verdicts; undefined on any error or timeout (the caller then replays none of the texts). */
 async function judgeTexts(client: LanguageClient, texts: { text: string; id?: string }[], log: vscode.LogOutputChannel): Promise<Verdict[] | undefined> {
   if (texts.length === 0) return [];
@@ -119,6 +131,7 @@ export async function judgeReplay(
       cBlock: cBlock && { parts: cBlock, at: cBlock.sections.map((s) => ask({ text: s.text, ...(s.id !== undefined ? { id: s.id } : {}) })) },
       summary: c ? ask({ text: c.summary }) : -1,
       pinned: c ? c.pinnedMessages.map((m) => ask({ text: m })) : [],
+      attached: (turn.metadata.attachments ?? []).map((a) => (a.text ? ask({ text: a.text, ...(a.reviewId ? { id: a.reviewId } : {}) }) : -1)),
     };
   });
   const verdicts = await judgeTexts(client, texts, log);
@@ -128,6 +141,7 @@ export async function judgeReplay(
     const blockOf = (original: string, p: { parts: ReturnType<typeof sections>; at: number[] }) =>
       verdicts ? judgedBlock(original, p.parts, p.at.map((k) => verdicts[k]!)) : UNJUDGED_BLOCK;
     if (plan.block && turn.metadata.block) metadata.block = blockOf(turn.metadata.block, plan.block);
+    if (turn.metadata.attachments) metadata.attachments = judgedAttachments(turn.metadata.attachments, plan.attached.map((k) => (k < 0 ? null : verdicts ? verdicts[k]! : undefined)));
     const c = turn.metadata.compaction;
     if (c) {
       metadata.compaction = {

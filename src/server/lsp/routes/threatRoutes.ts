@@ -218,7 +218,7 @@ export function registerThreatRoutes(ctx: ServerContext): Diagnostics {
     const results = p.texts.map(({ text, id }) => {
       // replayed: a section may end with the line break the block compiler added (the judgement judges the file's text too)
       const findings = core.judge(id ?? '', text, sha256Hex(text), id !== undefined);
-      return { flagged: findings.length > 0, rules: [...new Set(findings.map((f) => f.ruleId))] };
+      return { flagged: findings.length > 0, rules: [...new Set(findings.map((f) => f.ruleId))], spans: findings.map((f) => ({ start: f.start, end: f.end })) };
     });
     return { rulesetVersion: RULESET_VERSION, results };
   });
