@@ -5,21 +5,13 @@
 // names: the first prompt names the chat, and the status bar, the tree, the quick pick, the preview and the panel
 // say it. One workbench; the cases run in order and build on each other.
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import {
-  QUIET_SETTINGS, activityBarItem, copyDir, extensionId, installVsix, launchBrowser, newWorkbenchPage, openChat, openFile,
-  packageExtension, repoRoot, sendChat, sideBarTreeItem, startCodeServer, tempDir, waitFor, waitForChatAnswer, workbenchUrl,
-  writeUserSettings,
-} from '../../scripts/vscodeWeb.mjs';
-import { readSessionsStore } from './panelShared.mjs';
+import { describe } from 'node:test';
+import { activityBarItem, openFile, repoRoot, sideBarTreeItem, waitFor } from '../../scripts/vscodeWeb.mjs';
+import { fakeChatWorkbench } from './fakeChatWorkbench.mjs';
 import { chooseMenuEntry, editorPinMenu, openEditorPinMenu, pinFromEditorTitle } from './pinMenu.mjs';
 
-const resultsDir = join(repoRoot, 'test-results');
 const imagesDir = join(repoRoot, 'docs/images');
-const fixture = join(repoRoot, 'test/fixtures/extensions/fake-model');
 const NOTE = '.knowledge/notes/conventions.md';
 const PLAN = '.knowledge/plans/release-plan.md';
 const POISON = '.knowledge/notes/deploy.md';
@@ -28,102 +20,37 @@ const FOOTER = 'Session knowledge: sent';
 const FIRST_PROMPT = 'How do we format code in this repository, and why tabs?';
 const NAME = 'How do we format code in this…'; // the first prompt, cut at a word near 40 characters
 
-assert.ok(existsSync(join(repoRoot, 'dist/extension.js')), 'dist/extension.js is missing: run `npm run build` first');
-
 const isBlock = (part) => /^<knowledge-untrusted\b/.test(part) && part.includes('Project knowledge the user pinned');
 const lastUser = (request) => request.messages[request.messages.length - 1];
 
 describe('pin targets and session names in the real Chat view, with a fake model that records what it was sent', { timeout: 600_000 }, () => {
-  let scratch;
-  let workspace;
-  let userDataDir;
-  let server;
-  let browser;
-  let page;
-  let log;
-
-  const requests = () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []);
-  const store = () => {
-    const key = createHash('sha256').update(workspace).digest('hex').slice(0, 16);
-    return readSessionsStore(join(userDataDir, 'User/globalStorage/sessionknowledge.session-knowledge/workspaces', key, 'sessions.json'));
-  };
-  const sessions = () => Object.values(store().sessions);
-  const meter = (labelStart) => page.locator(`.part.statusbar [aria-label^="Session Knowledge: ${labelStart}"]`).first();
-
-  async function ask(text, { answer = 'fake answer' } = {}) {
-    const before = requests().length;
-    await sendChat(page, `@knowledge ${text}`);
-    const shown = await waitForChatAnswer(page, answer);
-    const sent = requests().slice(before);
-    assert.equal(sent.length, 1, `the model got ${sent.length} request(s) for "${text}"`);
-    return { last: sent[0], shown };
-  }
-
-  async function shot(name, dir = resultsDir) {
-    mkdirSync(dir, { recursive: true });
-    await page.screenshot({ path: join(dir, name) });
-  }
+  const w = fakeChatWorkbench({
+    prefix: 'targets-',
+    files: {
+      [NOTE]: '# Chat conventions\n\nUse pnpm. Tabs, not spaces.\n',
+      [PLAN]: '# Release plan\n\n- [ ] tag 2.0 on Thursday\n',
+      [POISON]: `# Deploy checklist\n\n${ATTACK}\n`,
+    },
+    // The Knowledge Panel (its sessions view) exists with the memory flag; memory itself stays off.
+    env: { SESSION_KNOWLEDGE_MEMORY_ENABLE: '1' },
+  });
+  const { step, ask, requests, sessions, store, meter, shot } = w;
 
   /** Shows the Session Knowledge view (the Notes and Plans tree). */
   async function showTree() {
-    const tab = activityBarItem(page, 'Session Knowledge');
+    const tab = activityBarItem(w.page, 'Session Knowledge');
     await tab.waitFor({ state: 'visible', timeout: 30_000 });
     if ((await tab.getAttribute('aria-selected')) !== 'true') await tab.click();
   }
 
-  before(async () => {
-    scratch = tempDir('sk-ui-targets-');
-    workspace = copyDir(join(repoRoot, 'test/fixtures/workspace'), join(scratch, 'workspace'));
-    writeFileSync(join(workspace, NOTE), '# Chat conventions\n\nUse pnpm. Tabs, not spaces.\n');
-    mkdirSync(join(workspace, '.knowledge/plans'), { recursive: true });
-    writeFileSync(join(workspace, PLAN), '# Release plan\n\n- [ ] tag 2.0 on Thursday\n');
-    writeFileSync(join(workspace, POISON), `# Deploy checklist\n\n${ATTACK}\n`);
-    userDataDir = join(scratch, 'user-data');
-    const extensionsDir = join(scratch, 'extensions');
-    writeUserSettings(userDataDir, QUIET_SETTINGS);
-    installVsix(packageExtension(fixture, scratch), { extensionsDir, userDataDir });
-    log = join(scratch, 'requests.jsonl');
-    const controlFile = join(scratch, 'control.json');
-    writeFileSync(controlFile, JSON.stringify({ mode: 'ok' }));
-    server = await startCodeServer({
-      folder: workspace, userDataDir, extensionsDir,
-      env: { SK_FAKE_MODEL_LOG: log, SK_FAKE_MODEL_CONTROL: controlFile, SK_TEST_HOOKS: '1', SESSION_KNOWLEDGE_STATE_DIR: `${userDataDir}-sk-state`, SESSION_KNOWLEDGE_MEMORY_ENABLE: '1' },
-      extraArgs: ['--enable-proposed-api', extensionId(fixture)],
-    });
-    browser = await launchBrowser();
-    page = await newWorkbenchPage(browser, { width: 1400, height: 900 });
-    await page.goto(workbenchUrl(server, { folder: workspace, extensionDevelopmentPaths: [repoRoot] }));
-    await meter('0 item(s) pinned to the next chat').waitFor({ timeout: 90_000 });
-    await openChat(page);
-  });
-
-  let cases = 0;
-  const step = (name, fn) => {
-    const n = ++cases;
-    it(name, async () => {
-      try {
-        await fn();
-      } catch (e) {
-        await shot(`targets-FAILED-${n}.png`).catch(() => {});
-        throw e;
-      }
-    });
-  };
-
-  after(async () => {
-    await browser?.close().catch(() => {});
-    await server?.stop();
-    if (scratch) rmSync(scratch, { recursive: true, force: true });
-  });
-
   step('the editor title has one pin action; before any chat its menu offers the next chat and all agents', async () => {
-    await openFile(page, NOTE);
-    await editorPinMenu(page).waitFor({ timeout: 30_000 });
-    assert.equal(await page.locator('.editor-actions .action-label[aria-label*="Pin" i]').count(), 1, 'one pin action in the editor title');
-    const entries = await openEditorPinMenu(page);
+    await openFile(w.page, NOTE);
+    await editorPinMenu(w.page).waitFor({ timeout: 30_000 });
+    assert.equal(await w.page.locator('.editor-actions .action-label[aria-label*="Pin" i]').count(), 1, 'one pin action in the editor title');
+    const entries = await openEditorPinMenu(w.page);
     assert.deepEqual(entries, ['Pin to Next Chat', 'Pin for All Agents'], 'no chat yet: no "This chat"');
-    await page.keyboard.press('Escape');
-    await pinFromEditorTitle(page, 'Pin to Next Chat');
+    await w.page.keyboard.press('Escape');
+    await pinFromEditorTitle(w.page, 'Pin to Next Chat');
     await meter('1 item(s) pinned to the next chat').waitFor({ timeout: 30_000 });
   });
 
@@ -133,21 +60,21 @@ describe('pin targets and session names in the real Chat view, with a fake model
     await meter(`1 item(s) pinned to this chat “${NAME}”`).waitFor({ timeout: 30_000 });
     assert.equal(sessions().length, 1);
     assert.equal(sessions()[0].label, NAME, 'the name is stored with the session');
-    const bar = page.locator('.part.statusbar [aria-label^="Session Knowledge:"]').first();
+    const bar = w.page.locator('.part.statusbar [aria-label^="Session Knowledge:"]').first();
     assert.match(await bar.innerText(), /How do we format code i… · 1/, 'the status bar shows the name');
     await showTree();
-    await sideBarTreeItem(page, `Pinned to This Chat — ${NAME}`).waitFor({ timeout: 30_000 });
+    await sideBarTreeItem(w.page, `Pinned to This Chat — ${NAME}`).waitFor({ timeout: 30_000 });
   });
 
   step('in a chat the menu lists the three targets, each with its own icon; Pin to This Chat changes the next request of this chat', async () => {
-    await openFile(page, PLAN);
-    const entries = await openEditorPinMenu(page);
+    await openFile(w.page, PLAN);
+    const entries = await openEditorPinMenu(w.page);
     assert.deepEqual(entries, ['Pin to This Chat', 'Pin to Next Chat', 'Pin for All Agents']);
     await shot('pin-targets-menu.png', imagesDir);
-    await chooseMenuEntry(page, 'Pin to This Chat');
+    await chooseMenuEntry(w.page, 'Pin to This Chat');
     await meter(`2 item(s) pinned to this chat “${NAME}”`).waitFor({ timeout: 30_000 });
     await showTree();
-    await sideBarTreeItem(page, 'Release plan').first().waitFor({ timeout: 30_000 });
+    await sideBarTreeItem(w.page, 'Release plan').first().waitFor({ timeout: 30_000 });
     assert.deepEqual(store().draftPins, [], 'not the next chat');
 
     const { last } = await ask('And the release?', { answer: FOOTER });
@@ -157,18 +84,18 @@ describe('pin targets and session names in the real Chat view, with a fake model
     assert.equal(sessions().length, 1, 'the same chat, the same session');
     assert.deepEqual(sessions()[0].project_context_pins, [NOTE, PLAN]);
     // Its menu entry for this chat now unpins.
-    const after = await openEditorPinMenu(page);
+    const after = await openEditorPinMenu(w.page);
     assert.deepEqual(after, ['Unpin from This Chat', 'Pin to Next Chat', 'Pin for All Agents']);
-    await page.keyboard.press('Escape');
+    await w.page.keyboard.press('Escape');
   });
 
   step('a flagged note pinned to this chat shows at once: the tree marks it withheld, the status bar warns, the next request names it withheld', async () => {
-    await openFile(page, POISON);
-    await pinFromEditorTitle(page, 'Pin to This Chat');
+    await openFile(w.page, POISON);
+    await pinFromEditorTitle(w.page, 'Pin to This Chat');
     await meter(`3 item(s) pinned to this chat “${NAME}”`).waitFor({ timeout: 30_000 });
-    await waitFor(async () => (await page.locator('.part.statusbar [aria-label^="Session Knowledge:"]').first().getAttribute('aria-label')).includes('withheld'), { message: 'the status bar to say withheld' });
+    await waitFor(async () => (await w.page.locator('.part.statusbar [aria-label^="Session Knowledge:"]').first().getAttribute('aria-label')).includes('withheld'), { message: 'the status bar to say withheld' });
     await showTree();
-    await sideBarTreeItem(page, 'deploy.md · withheld').first().waitFor({ timeout: 30_000 });
+    await sideBarTreeItem(w.page, 'deploy.md · withheld').first().waitFor({ timeout: 30_000 });
     await shot('pin-targets-tree.png', imagesDir);
     const { last } = await ask('Anything about deploys?', { answer: FOOTER });
     const block = lastUser(last).parts[0];
@@ -177,30 +104,30 @@ describe('pin targets and session names in the real Chat view, with a fake model
   });
 
   step("the status bar's quick pick and the preview name the chat; the panel's sessions view shows the name", async () => {
-    await page.locator('.part.statusbar [aria-label^="Session Knowledge:"]').first().click();
-    const title = page.locator('.quick-input-widget .quick-input-title');
+    await w.page.locator('.part.statusbar [aria-label^="Session Knowledge:"]').first().click();
+    const title = w.page.locator('.quick-input-widget .quick-input-title');
     await waitFor(async () => ((await title.textContent()) ?? '').includes(`This chat — ${NAME}`), { message: 'the quick pick titled with the chat' });
     await shot('pin-targets-status.png', imagesDir);
-    await page.keyboard.press('Escape');
+    await w.page.keyboard.press('Escape');
 
-    const tab = activityBarItem(page, 'Knowledge Panel');
+    const tab = activityBarItem(w.page, 'Knowledge Panel');
     await tab.waitFor({ state: 'visible', timeout: 30_000 });
     await tab.click();
-    const frame = page.frameLocator('iframe.webview').frameLocator('iframe#active-frame');
+    const frame = w.page.frameLocator('iframe.webview').frameLocator('iframe#active-frame');
     await frame.locator('article.session .session-name', { hasText: NAME }).first().waitFor({ timeout: 60_000 });
   });
 
   step('"Pin…" asks which target in a chat and offers the one chosen last first', async () => {
-    await openFile(page, NOTE);
+    await openFile(w.page, NOTE);
     const run = async () => {
-      await page.keyboard.press('F1');
-      const input = page.locator('.quick-input-widget input.input');
+      await w.page.keyboard.press('F1');
+      const input = w.page.locator('.quick-input-widget input.input');
       await input.waitFor({ state: 'visible', timeout: 10_000 });
       await input.fill('>Session Knowledge: Pin…');
-      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Session Knowledge: Pin…' }).first().waitFor({ timeout: 10_000 });
-      await page.keyboard.press('Enter');
-      await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Pin where?' }).waitFor({ timeout: 10_000 });
-      const rows = page.locator('.quick-input-list .monaco-list-row');
+      await w.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Session Knowledge: Pin…' }).first().waitFor({ timeout: 10_000 });
+      await w.page.keyboard.press('Enter');
+      await w.page.locator('.quick-input-widget .quick-input-title', { hasText: 'Pin where?' }).waitFor({ timeout: 10_000 });
+      const rows = w.page.locator('.quick-input-list .monaco-list-row');
       await rows.first().waitFor();
       return (await rows.allInnerTexts()).map((t) => t.trim());
     };
@@ -208,10 +135,10 @@ describe('pin targets and session names in the real Chat view, with a fake model
     assert.equal(firstTime.length, 3);
     ['Pin to This Chat', 'Pin to Next Chat', 'Pin for All Agents'].forEach((label, i) => assert.ok(firstTime[i].startsWith(label), firstTime[i]));
     assert.match(firstTime[0], /This chat — How do we format code in this…/, 'the quick pick names the chat');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Pin to Next Chat' }).first().click();
+    await w.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Pin to Next Chat' }).first().click();
     await waitFor(() => store().draftPins.includes(NOTE), { message: 'the note in the next-chat draft' });
     const secondTime = await run();
     assert.ok(secondTime[0].startsWith('Pin to Next Chat') && secondTime[0].includes('chosen last'), `the choice made last comes first: ${secondTime[0]}`);
-    await page.keyboard.press('Escape');
+    await w.page.keyboard.press('Escape');
   });
 });
