@@ -66,7 +66,7 @@ describe('pin targets and session names in the real Chat view, with a fake model
     await sideBarTreeItem(w.page, `Pinned to This Chat — ${NAME}`).waitFor({ timeout: 30_000 });
   });
 
-  step('in a chat the menu lists the three targets, each with its own icon; Pin to This Chat changes the next request of this chat', async () => {
+  step('in a chat the menu lists the three targets; Pin to This Chat changes the next request of this chat', async () => {
     await openFile(w.page, PLAN);
     const entries = await openEditorPinMenu(w.page);
     assert.deepEqual(entries, ['Pin to This Chat', 'Pin to Next Chat', 'Pin for All Agents']);
@@ -103,7 +103,7 @@ describe('pin targets and session names in the real Chat view, with a fake model
     for (const request of requests()) assert.ok(!request.messages.flatMap((m) => m.parts).some((p) => p.includes(ATTACK)), 'the flagged text reached the model');
   });
 
-  step("the status bar's quick pick and the preview name the chat; the panel's sessions view shows the name", async () => {
+  step("the status bar's quick pick names the chat; the panel's sessions view shows the name", async () => {
     await w.page.locator('.part.statusbar [aria-label^="Session Knowledge:"]').first().click();
     const title = w.page.locator('.quick-input-widget .quick-input-title');
     await waitFor(async () => ((await title.textContent()) ?? '').includes(`This chat — ${NAME}`), { message: 'the quick pick titled with the chat' });
