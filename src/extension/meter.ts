@@ -98,8 +98,10 @@ export class KnowledgeMeter implements vscode.Disposable {
       return { session, pins, block: full, sendsBlock: block.text !== '' };
     }
     const block = known?.block ?? (await this.client.sendRequest(CompilePinsRequest.type, { pins, budgetTokens: blockBudget() }));
-    // Cheap for the status bar: the figures recorded at the last send.
-    const sendsBlock = session ? !session.delivered || (session.pending !== '' && session.pending !== session.delivered) : pins.length > 0;
+    // Cheap for the status bar: the figures recorded at the last send — unless this chat's pins changed since, which the
+    // server's (memoised, pure) resolve tells: a pin to this chat shows as "re-send pending" at once, not at its next message.
+    const recorded = session ? !session.delivered || (session.pending !== '' && session.pending !== session.delivered) : pins.length > 0;
+    const sendsBlock = session && !recorded ? await this.client.sendRequest(ResolvePendingRequest.type, { key: session.key, budgetTokens: blockBudget() }).then((b) => b.text !== '', () => recorded) : recorded;
     return { session, pins, block, sendsBlock };
   }
 

@@ -72,7 +72,7 @@ describe('pin targets and session names in the real Chat view, with a fake model
     assert.deepEqual(entries, ['Pin to This Chat', 'Pin to Next Chat', 'Pin for All Agents']);
     await shot('pin-targets-menu.png', imagesDir);
     await chooseMenuEntry(w.page, 'Pin to This Chat');
-    await meter(`2 item(s) pinned to this chat “${NAME}”`).waitFor({ timeout: 30_000 });
+    await meter(`2 item(s) pinned to this chat “${NAME}”, re-send pending`).waitFor({ timeout: 30_000 });
     await showTree();
     await sideBarTreeItem(w.page, 'Release plan').first().waitFor({ timeout: 30_000 });
     assert.deepEqual(store().draftPins, [], 'not the next chat');
