@@ -22,6 +22,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { pinFromEditorTitle } from '../test/ui/pinMenu.mjs';
 import {
   QUIET_SETTINGS, activityBarItem, cleanupAll, ensureInstalled, extensionId, installVsix, launchBrowser, newWorkbenchPage,
   openChat, openFile, packageExtension, repoRoot, sendChat, sideBarTreeItem, startCodeServer, tempDir, uninstallExtension,
@@ -157,7 +158,7 @@ async function check(workbench) {
       shot = join(results, 'chat-exchange.png');
       const meter = (label) => page.locator(`.part.statusbar [aria-label^="Session Knowledge: ${label}"]`).first();
       await openFile(page, '.knowledge/notes/coding-conventions.md');
-      await page.locator('.editor-actions .action-label[aria-label^="Pin to Next Chat"]').first().click();
+      await pinFromEditorTitle(page, 'Pin to Next Chat');
       await meter('1 item(s) pinned to the next chat').waitFor({ timeout: 30_000 });
       await openChat(page);
       await widenChat(page);
@@ -166,7 +167,7 @@ async function check(workbench) {
       for (const expected of ['Demo model (offline)', 'Knowledge block with this message: yes', 'note .knowledge/notes/coding-conventions.md', 'Withheld or unavailable: nothing']) {
         if (!answer.includes(expected)) throw new Error(`the demo model's answer lacks "${expected}":\n${answer}`);
       }
-      await meter('1 item(s) pinned to this session, carrying').waitFor({ timeout: 30_000 });
+      await meter('1 item(s) pinned to this chat “How do I add a column').waitFor({ timeout: 30_000 });
       // The whole exchange in the picture: the list scrolled to its end (the footer), no hover.
       const scrollDown = page.locator('.interactive-session .chat-scroll-down').first();
       if (await scrollDown.isVisible()) await scrollDown.click();

@@ -39,7 +39,7 @@ function extraSessions(first: SessionView[], everyFits: boolean): SessionView[] 
 }
 
 function sessionCard(s: SessionView): HTMLElement {
-  const name = s.label ?? `Session ${s.key.slice(0, 10)}`;
+  const name = s.name;
   const d = DELIVERY[s.delivery];
   const card = h('article', { class: 'session', 'data-key': s.key, 'aria-label': `Session ${name}` });
   card.append(h('div', { class: 'session-head' }, h('span', { class: 'session-name' }, name), badge(s.origin, 'scope'), h('span', { class: 'muted' }, new Date(s.createdAt).toLocaleString())));

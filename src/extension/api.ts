@@ -45,8 +45,14 @@ export interface KnowledgeItemInfo {
 export interface SessionKnowledgeApi {
   readonly apiVersion: 1;
   sessions: {
-    /** Creates a session and answers its key. */
+    /** Creates a session and answers its key. `label`: its name, as people see it (else one is made from when it started). */
     create(options?: { pins?: Pins; label?: string }): Promise<string>;
+    /**
+     * The session's name as people see it: an `@knowledge` chat is named after its first prompt, a scheduled run after
+     * its schedule, yours after the `label` you created it with; a session stored without one is named by when and how
+     * it started ("Chat of 2026-12-03 17:44"). Never the key.
+     */
+    name(sessionKey: string): Promise<string>;
     getPins(sessionKey: string): Promise<Pins>;
     /** Replaces the pins. Rejects (and changes nothing) when a path is a secret file or outside the workspace. */
     setPins(sessionKey: string, pins: Pins): Promise<void>;

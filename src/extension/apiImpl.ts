@@ -30,6 +30,7 @@ export function createApi(lc: LanguageClient): SessionKnowledgeApi {
     sessions: {
       create: async (options) => (await lc.sendRequest(CreateSessionRequest.type, { pins: fromPins(options?.pins), ...(options?.label ? { label: options.label } : {}), origin: 'api' })).key,
       getPins: async (key) => toPins((await lc.sendRequest(GetSessionRequest.type, { key })).pins),
+      name: async (key) => (await lc.sendRequest(GetSessionRequest.type, { key })).name,
       setPins: async (key, pins) => {
         await lc.sendRequest(SetSessionPinsRequest.type, { key, pins: fromPins(pins) });
       },

@@ -37,6 +37,7 @@ import { registerCliCommands } from './agents/cliCommand';
 import { registerCopilotShare } from './agents/copilotShare';
 import { KnowledgeFolders, fileWorkspaceFolders } from './knowledgeFolders';
 import { GuardedSettings } from './guardedSettings';
+import { registerPinTargets, testPinTargets } from './pinTargets';
 
 let client: LanguageClient | undefined;
 
@@ -90,20 +91,22 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
 
   /** The @knowledge session this window talked in last (the tree, the meter and the tools act on it). */
   let activeSession: string | undefined;
-  const activeSessionPins = async (): Promise<string[]> => {
-    if (!activeSession) return [];
+  const activeSessionRead = async (): Promise<{ pins: string[]; name?: string }> => {
+    if (!activeSession) return { pins: [] };
     try {
-      return (await lc.sendRequest(GetSessionRequest.type, { key: activeSession })).pins;
+      const { pins, name } = await lc.sendRequest(GetSessionRequest.type, { key: activeSession });
+      return { pins, name };
     } catch {
-      return [];
+      return { pins: [] };
     }
   };
+  const activeSessionPins = async (): Promise<string[]> => (await activeSessionRead()).pins;
   const agentPins = new AgentPins(lc, folder, folders);
   context.subscriptions.push(agentPins);
   const tree = new NotesTreeProvider({
     items: () => lc.sendRequest(ListItemsRequest.type, {}),
     draftPins: () => lc.sendRequest(GetDraftPinsRequest.type),
-    activeSession: async () => (activeSession ? { key: activeSession, pins: await activeSessionPins() } : undefined),
+    activeSession: async () => (activeSession ? { key: activeSession, ...(await activeSessionRead()) } : undefined),
     compile: (pins) => lc.sendRequest(CompilePinsRequest.type, { pins, budgetTokens: blockBudget() }).then(undefined, () => undefined),
     agentPins: () => agentPins.load(),
     uriOf: (id) => folders.uriOf(id),
@@ -118,6 +121,7 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
     const uri = vscode.window.activeTextEditor?.document.uri;
     const id = uri ? folders.idOf(uri) : undefined;
     void vscode.commands.executeCommand('setContext', 'sessionKnowledge.editorPinned', Boolean(id && tree.draftPins.includes(id)));
+    void vscode.commands.executeCommand('setContext', 'sessionKnowledge.editorPinnedToSession', Boolean(id && tree.activeChat?.pins.includes(id)));
   };
   const refresh = async () => {
     try {
@@ -160,6 +164,12 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
     activeSession: () => activeSession,
     activeSessionPins,
     refresh,
+  });
+
+  // "Pin…": This chat (named), Next chat, All agents — the choice remembered in this window's workspace state.
+  registerPinTargets(context, {
+    state: context.workspaceState,
+    activeChat: () => (activeSession ? { key: activeSession, name: tree.activeChat?.key === activeSession ? tree.activeChat.name ?? 'this chat' : 'this chat' } : undefined),
   });
 
   // ---- agents that are not ours: pins for all agents, Claude Code's hooks, MCP, Copilot's instruction file ----
@@ -301,6 +311,9 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
       chatHandler, scheduler, memory, guardedSettings: guarded, meter, distill, activeSession: () => activeSession, request: (method: string, params?: unknown) => lc.sendRequest(method, params),
       // The answers the next "are you sure?" pickers get (the web workbench's quick pick is not driven from here).
       confirmNext: (...answers: boolean[]) => void testConfirmations.push(...answers),
+      // The targets the next "Pin…" questions get (the web workbench's quick pick is not driven from here).
+      pinTargetNext: (...targets: ('thisChat' | 'nextChat' | 'allAgents')[]) => void testPinTargets.push(...targets),
+      workspaceState: (key: string) => context.workspaceState.get(key),
       // What the `sessionKnowledge.memoryFlag` context key was set to (VS Code has no API that reads one back).
       memoryFlag: flag,
       serverState: () => lc.state,

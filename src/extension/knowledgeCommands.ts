@@ -121,7 +121,7 @@ export function registerKnowledgeCommands(context: vscode.ExtensionContext, deps
       const refs = pinRefs(target, selection) ?? (await pickItems('Pin to Next Chat', deps.items().map((i) => i.id).filter((id) => !draft.has(id))));
       if (!refs) return undefined;
       const result = await updateDraft({ add: refs });
-      if (result.refused.length === 0) vscode.window.setStatusBarMessage(`$(pin) Pinned to the next chat: ${refs.map((r) => vscode.workspace.asRelativePath(r)).join(', ')}`, 4000);
+      if (result.refused.length === 0) vscode.window.setStatusBarMessage(`$(arrow-right) Pinned to the next chat: ${refs.map((r) => vscode.workspace.asRelativePath(r)).join(', ')}`, 4000);
       return result;
     }),
     vscode.commands.registerCommand('sessionKnowledge.unpinFromNextChat', async (target?: unknown, selection?: unknown) => {
@@ -187,22 +187,22 @@ export function registerKnowledgeCommands(context: vscode.ExtensionContext, deps
     vscode.commands.registerCommand('sessionKnowledge.pinToActiveSession', async (target?: unknown, selection?: unknown) => {
       const key = deps.activeSession();
       if (!key) {
-        void vscode.window.showInformationMessage('No @knowledge session in this window yet: use Pin to Next Chat instead.');
+        void vscode.window.showInformationMessage('No @knowledge chat in this window yet: use Pin to Next Chat instead.');
         return undefined;
       }
       const current = new Set(await deps.activeSessionPins());
-      const refs = pinRefs(target, selection) ?? (await pickItems('Pin to Active Chat Session', deps.items().map((i) => i.id).filter((id) => !current.has(id))));
+      const refs = pinRefs(target, selection) ?? (await pickItems('Pin to This Chat', deps.items().map((i) => i.id).filter((id) => !current.has(id))));
       if (!refs) return undefined;
       return attempt('Not pinned', async () => {
         const info = await lc.sendRequest(UpdateSessionPinsRequest.type, { key, add: refs });
-        vscode.window.setStatusBarMessage('$(pin) Pinned to the active session; the next message sends it', 4000);
+        vscode.window.setStatusBarMessage(`$(comment-discussion) Pinned to this chat “${info.name}”; its next message sends it`, 4000);
         return info;
       });
     }),
     vscode.commands.registerCommand('sessionKnowledge.unpinFromActiveSession', async (target?: unknown, selection?: unknown) => {
       const key = deps.activeSession();
       if (!key) return undefined;
-      const refs = pinRefs(target, selection) ?? (await pickItems('Unpin from Active Chat Session', await deps.activeSessionPins()));
+      const refs = pinRefs(target, selection) ?? (await pickItems('Unpin from This Chat', await deps.activeSessionPins()));
       if (!refs) return undefined;
       const info = await lc.sendRequest(UpdateSessionPinsRequest.type, { key, remove: refs });
       await deps.refresh();

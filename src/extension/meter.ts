@@ -14,6 +14,7 @@ import {
 } from '../shared/protocol';
 import type { PendingBlock, SessionInfo } from '../shared/sessionSchemas';
 import { blockBudget } from './chat/knowledgeSend';
+import { PIN_TARGETS, targetLabel } from './pinTargetWords';
 
 export const PREVIEW_SCHEME = 'session-knowledge-preview';
 
@@ -97,8 +98,10 @@ export class KnowledgeMeter implements vscode.Disposable {
       return { session, pins, block: full, sendsBlock: block.text !== '' };
     }
     const block = known?.block ?? (await this.client.sendRequest(CompilePinsRequest.type, { pins, budgetTokens: blockBudget() }));
-    // Cheap for the status bar: the figures recorded at the last send.
-    const sendsBlock = session ? !session.delivered || (session.pending !== '' && session.pending !== session.delivered) : pins.length > 0;
+    // Cheap for the status bar: the figures recorded at the last send — unless this chat's pins changed since, which the
+    // server's (memoised, pure) resolve tells: a pin to this chat shows as "re-send pending" at once, not at its next message.
+    const recorded = session ? !session.delivered || (session.pending !== '' && session.pending !== session.delivered) : pins.length > 0;
+    const sendsBlock = session && !recorded ? await this.client.sendRequest(ResolvePendingRequest.type, { key: session.key, budgetTokens: blockBudget() }).then((b) => b.text !== '', () => recorded) : recorded;
     return { session, pins, block, sendsBlock };
   }
 
@@ -109,12 +112,13 @@ export class KnowledgeMeter implements vscode.Disposable {
       const { budget } = block;
       const problems = block.items.filter((i) => i.state !== 'ok').length;
       const cut = budget.cutItems.length > 0 || budget.cutMemoryEntries > 0;
-      const where = session ? 'this session' : 'the next chat';
+      const where = session ? `this chat “${session.name}”` : 'the next chat';
       const state = session ? (!session.delivered ? 'never delivered' : sendsBlock ? 're-send pending' : 'carrying') : pins.length ? 'waiting for the first message' : 'nothing pinned';
       const inboxText = waiting > 0 ? ` $(inbox) ${waiting}` : '';
-      this.item.text = `$(${session ? 'book' : 'pin'}) ${pins.length}${pins.length ? ` · ${k(budget.usedTokens)}/${k(budget.budgetTokens)}` : ''}${cut || problems ? ' $(warning)' : ''}${inboxText}`;
+      const short = session ? ` ${session.name.length > 24 ? `${session.name.slice(0, 23)}…` : session.name} ·` : '';
+      this.item.text = `$(${PIN_TARGETS[session ? 'thisChat' : 'nextChat'].icon})${short} ${pins.length}${pins.length ? ` · ${k(budget.usedTokens)}/${k(budget.budgetTokens)}` : ''}${cut || problems ? ' $(warning)' : ''}${inboxText}`;
       this.item.tooltip = new vscode.MarkdownString(
-        `**Session Knowledge** — ${where}: ${state}\n\n${pins.length} pinned item(s); block ${budget.usedTokens} of ${budget.budgetTokens} tokens${problems ? `\n\n${problems} withheld or missing` : ''}${cut ? `\n\nCut to fit: ${[...budget.cutItems, budget.cutMemoryEntries ? `${budget.cutMemoryEntries} memory entries` : ''].filter(Boolean).join(', ')}` : ''}${waiting > 0 ? `\n\n${waiting} item(s) wait in the memory inbox (Knowledge Panel)` : ''}\n\nClick to see what the next message carries.`,
+        `**Session Knowledge** — ${where.replace(/[\\`*_{}[\]()#+\-.!<>|~]/g, '\\$&')}: ${state}\n\n${pins.length} pinned item(s); block ${budget.usedTokens} of ${budget.budgetTokens} tokens${problems ? `\n\n${problems} withheld or missing` : ''}${cut ? `\n\nCut to fit: ${[...budget.cutItems, budget.cutMemoryEntries ? `${budget.cutMemoryEntries} memory entries` : ''].filter(Boolean).join(', ')}` : ''}${waiting > 0 ? `\n\n${waiting} item(s) wait in the memory inbox (Knowledge Panel)` : ''}\n\nClick to see what the next message carries.`,
       );
       this.item.accessibilityInformation = {
         label: `Session Knowledge: ${pins.length} item(s) pinned to ${where}, ${state}, ${budget.usedTokens} of ${budget.budgetTokens} tokens${problems ? `, ${problems} withheld or missing` : ''}${cut ? ', some cut to fit' : ''}${waiting > 0 ? `, ${waiting} waiting in the memory inbox` : ''}`,
@@ -140,11 +144,11 @@ export class KnowledgeMeter implements vscode.Disposable {
         const mark = itemMark(block, id);
         return { label: `$(${mark.icon}) ${id.split('/').pop()}`, description: id, detail: mark.text, id, buttons: [open, unpin] };
       }),
-      { label: '$(pin) Pin more…', action: 'pin' },
+      { label: `$(${PIN_TARGETS[session ? 'thisChat' : 'nextChat'].icon}) Pin more to ${session ? 'this chat' : 'the next chat'}…`, action: 'pin' },
     ];
     const qp = vscode.window.createQuickPick<Row>();
     const when = session ? (sendsBlock ? 'the next message sends the block' : 'carried: the next message sends nothing again') : 'the first @knowledge message sends these';
-    qp.title = `Session Knowledge — ${session ? session.label ?? 'active chat session' : 'next chat'}: ${pins.length} pinned · ${when}`;
+    qp.title = `Session Knowledge — ${targetLabel(session ? 'thisChat' : 'nextChat', session?.name)}: ${pins.length} pinned · ${when}`;
     qp.placeholder = pins.length ? 'What the next message carries. Enter opens an item; the buttons unpin or open.' : 'Nothing is pinned yet.';
     qp.items = rows;
     qp.matchOnDescription = true;
@@ -182,7 +186,7 @@ export class KnowledgeMeter implements vscode.Disposable {
   async preview(sessionKey: string | undefined): Promise<string> {
     const { session, pins, block, sendsBlock } = await this.next(sessionKey);
     const header = [
-      `<!-- Session Knowledge — preview of ${session ? `session ${session.label ?? session.key}` : 'the next chat'}, ${new Date().toLocaleString()}`,
+      `<!-- Session Knowledge — preview of ${session ? `this chat “${session.name}”` : 'the next chat'}, ${new Date().toLocaleString()}`,
       session && !sendsBlock
         ? '     The session already carries this block: its next message sends nothing again (an edit, an unpin or a compaction sends it again).'
         : `     The next message sends the block below${pins.length === 0 ? ' (nothing is pinned)' : ''}.`,
@@ -193,7 +197,7 @@ export class KnowledgeMeter implements vscode.Disposable {
       '',
     ];
     const text = `${header.join('\n')}${block.text}\n`;
-    const uri = vscode.Uri.from({ scheme: PREVIEW_SCHEME, path: `/Knowledge Block (${session ? 'active session' : 'next chat'}).md` });
+    const uri = vscode.Uri.from({ scheme: PREVIEW_SCHEME, path: `/Knowledge Block (${session ? 'this chat' : 'next chat'}).md` });
     this.previews.set(uri.toString(), text);
     this.previewChanged.fire(uri);
     const doc = await vscode.workspace.openTextDocument(uri);

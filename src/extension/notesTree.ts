@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { UNJUDGED_RULE, type KnowledgeItem, type KnowledgeKind } from '../shared/schemas';
 import type { PendingBlock } from '../shared/sessionSchemas';
 import { itemMark, type KnownPins } from './meter';
+import { PIN_TARGETS, type PinTarget } from './pinTargetWords';
 
 type GroupKind = KnowledgeKind | 'draft' | 'session' | 'agents';
 
@@ -18,13 +19,15 @@ export type TreeNode =
   /** An agent pin; `refused` when a hand-edited pins.json names a file the pin policy refuses (agents never get it). */
   | { type: 'agentPin'; id: string; item?: KnowledgeItem; block?: PendingBlock; refused?: string };
 
-const GROUP_LABEL: Record<GroupKind, string> = { session: 'Active Chat Session', draft: 'Pinned to Next Chat', agents: 'Pinned for All Agents', note: 'Notes', plan: 'Plans' };
+const GROUP_LABEL: Record<GroupKind, string> = { session: 'Pinned to This Chat', draft: 'Pinned to Next Chat', agents: 'Pinned for All Agents', note: 'Notes', plan: 'Plans' };
+/** The pin target each pinned section is (its icon and tooltip). */
+const GROUP_TARGET: Partial<Record<GroupKind, PinTarget>> = { session: 'thisChat', draft: 'nextChat', agents: 'allAgents' };
 
 export interface TreeSource {
   items(): Promise<KnowledgeItem[]>;
   draftPins(): Promise<string[]>;
-  /** The @knowledge session this window talked in last, with its pins. */
-  activeSession(): Promise<{ key: string; pins: string[] } | undefined>;
+  /** The @knowledge session this window talked in last, with its pins and its name. */
+  activeSession(): Promise<{ key: string; pins: string[]; name?: string } | undefined>;
   /** The block these pins compile to (withheld, missing and cut items are marked from it). */
   compile(pins: string[]): Promise<PendingBlock | undefined>;
   /** The agent pins (`.knowledge/pins.json`), what it names that is refused, and the block agents get. */
@@ -44,7 +47,7 @@ export class NotesTreeProvider implements vscode.TreeDataProvider<TreeNode> {
   readonly onDidChangeTreeData = this.changed.event;
   private items: KnowledgeItem[] = [];
   private draft: string[] = [];
-  private session: { key: string; pins: string[] } | undefined;
+  private session: { key: string; pins: string[]; name?: string } | undefined;
   private draftBlock: PendingBlock | undefined;
   /** Ids whose title or file name another item shares: these show their path. */
   private clashing = new Set<string>();
@@ -75,6 +78,11 @@ export class NotesTreeProvider implements vscode.TreeDataProvider<TreeNode> {
   /** What the status bar shows: the active session's pins and block when there is a session, else the draft's. */
   get shown(): KnownPins {
     return this.session ? { pins: this.session.pins, block: this.sessionBlock } : { pins: this.draft, block: this.draftBlock };
+  }
+
+  /** The active chat's pins and name as the tree last read them (undefined: no chat in this window yet). */
+  get activeChat(): { key: string; pins: readonly string[]; name?: string } | undefined {
+    return this.session;
   }
 
   get current(): readonly KnowledgeItem[] {
@@ -133,13 +141,16 @@ export class NotesTreeProvider implements vscode.TreeDataProvider<TreeNode> {
 
   getTreeItem(node: TreeNode): vscode.TreeItem {
     if (node.type === 'group') {
-      const t = new vscode.TreeItem(GROUP_LABEL[node.kind], vscode.TreeItemCollapsibleState.Expanded);
+      const named = node.kind === 'session' && this.session?.name ? `${GROUP_LABEL.session} — ${this.session.name}` : GROUP_LABEL[node.kind];
+      const t = new vscode.TreeItem(named, vscode.TreeItemCollapsibleState.Expanded);
       t.id = `group:${node.kind}`;
       t.description = String(node.children.length);
       t.contextValue = `knowledgeGroup.${node.kind}`;
-      if (node.kind === 'draft') t.tooltip = 'These pass into the next chat session started with @knowledge.';
-      if (node.kind === 'session') t.tooltip = 'Pins of the @knowledge session you talked in last. Changes are sent with its next message.';
-      if (node.kind === 'agents') t.tooltip = 'What agents outside @knowledge carry (.knowledge/pins.json): Claude Code through its hooks, MCP clients, Copilot through its instruction file when you share it.';
+      const target = GROUP_TARGET[node.kind];
+      if (target) {
+        t.iconPath = new vscode.ThemeIcon(PIN_TARGETS[target].icon);
+        t.tooltip = `${named}: ${PIN_TARGETS[target].tooltip}`;
+      }
       return t;
     }
     if (node.type === 'agentPin' && node.refused) {

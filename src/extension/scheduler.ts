@@ -117,7 +117,7 @@ export async function showScheduledResults(client: LanguageClient): Promise<void
     return;
   }
   const pick = await vscode.window.showQuickPick(
-    sessions.map((s) => ({ label: s.label ?? s.key, description: `${s.origin} · ${s.results.length} result(s)`, session: s })),
+    sessions.map((s) => ({ label: s.name, description: `${s.origin} · ${s.results.length} result(s)`, session: s })),
     { title: 'Scheduled and dispatched results' },
   );
   if (!pick) return;

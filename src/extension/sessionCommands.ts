@@ -46,7 +46,7 @@ export function registerSessionCommands(context: vscode.ExtensionContext, deps: 
         }
         target = (
           await vscode.window.showQuickPick(
-            sessions.map((s) => ({ label: s.label ?? s.key, description: `${s.origin} · ${s.pins.length} pin(s) · ${new Date(s.createdAt).toLocaleString()}`, key: s.key })),
+            sessions.map((s) => ({ label: s.name, description: `${s.origin} · ${s.pins.length} pin(s) · ${new Date(s.createdAt).toLocaleString()}`, key: s.key })),
             { title: 'Delete which chat session? Its pins, delivery record and session memory go with it.' },
           )
         )?.key;

@@ -119,6 +119,8 @@ export type PanelParams<M extends PanelMethod> = z.input<(typeof PanelParamsSche
 export interface SessionView {
   key: string;
   label?: string;
+  /** What the person sees: the stored name, else a fallback (`sessionNames.ts`); never the key. */
+  name: string;
   origin: 'chat' | 'api' | 'dispatch' | 'schedule';
   createdAt: string;
   pins: string[];

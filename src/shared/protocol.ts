@@ -29,6 +29,7 @@ import {
   SessionKeyParamsSchema,
   SetPinnedMessagesParamsSchema,
   SetSessionPinsParamsSchema,
+  NameSessionParamsSchema,
   UpdateSessionPinsParamsSchema,
   type ClaimScheduledRunResult,
   type DeleteSessionResult,
@@ -107,6 +108,12 @@ export const ListSessionsRequest = defineRequest0('knowledge/sessions/list')<Ses
 
 /** Client → server: one page of sessions, newest first (`limit`, and the `next` cursor of the page before). */
 export const ListSessionsPageRequest = defineRequest('knowledge/sessions/page', ListSessionsPageParamsSchema)<SessionsPage>();
+
+/**
+ * Client → server: give a session without a name its name (a name once given stays: a chat keeps the name of its
+ * first prompt). Bookkeeping, not activity. Answers the session as it is after.
+ */
+export const NameSessionRequest = defineRequest('knowledge/sessions/name', NameSessionParamsSchema)<SessionInfo>();
 
 /** Client → server: replace a session's pins. Refuses (and changes nothing) if any pin is a secret or outside. */
 export const SetSessionPinsRequest = defineRequest('knowledge/sessions/setPins', SetSessionPinsParamsSchema)<SessionInfo>();

@@ -25,7 +25,10 @@ export type CompileAgentBlockParams = z.input<typeof CompileAgentBlockParamsSche
 export const SessionInfoSchema = z.object({
   key: z.string(),
   createdAt: z.string(),
+  /** The name stored with the session (absent in files written before sessions had names). */
   label: z.string().optional(),
+  /** What a person sees: `label`, else a fallback from its start (`sessionNames.ts`); never the key. */
+  name: z.string(),
   origin: z.enum(['chat', 'api', 'dispatch', 'schedule']),
   /** Pinned ids (workspace-relative). */
   pins: z.array(z.string()),
@@ -54,6 +57,10 @@ export type CreateSessionParams = z.input<typeof CreateSessionParamsSchema>;
 
 export const SessionKeyParamsSchema = z.object({ key: SessionKey }).strict();
 export type SessionKeyParams = z.infer<typeof SessionKeyParamsSchema>;
+
+/** Names a session that has no name yet (a chat whose first message was a command is named by its first prompt). */
+export const NameSessionParamsSchema = z.object({ key: SessionKey, name: z.string().trim().min(1).max(200) }).strict();
+export type NameSessionParams = z.infer<typeof NameSessionParamsSchema>;
 
 export const SetSessionPinsParamsSchema = z.object({ key: SessionKey, pins: PinList }).strict();
 export type SetSessionPinsParams = z.infer<typeof SetSessionPinsParamsSchema>;

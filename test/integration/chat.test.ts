@@ -9,6 +9,11 @@ type Handler = (r: vscode.ChatRequest, c: vscode.ChatContext, s: vscode.ChatResp
 interface TestHooks {
   chatHandler: Handler;
   scheduler: { tick(now?: Date): Promise<void> };
+  pinTargetNext(...targets: ('thisChat' | 'nextChat' | 'allAgents')[]): void;
+  workspaceState(key: string): unknown;
+  notesTree: { refresh(): Promise<void>; getChildren(): { type: string; kind?: string }[]; getTreeItem(n: unknown): vscode.TreeItem };
+  meter: { preview(key: string | undefined): Promise<string> };
+  activeSession(): string | undefined;
 }
 interface FakeModel {
   requests: { model: string; messages: { role: string; parts: string[] }[] }[];
@@ -103,6 +108,35 @@ suite('@knowledge and sends without a chat UI: the real participant, server and 
     assert.ok(lastUser(fake).parts[0]!.includes('ship the participant'), 'the newly pinned plan is sent with the next message');
     await vscode.commands.executeCommand('sessionKnowledge.unpinFromActiveSession', plan);
     assert.deepEqual((await api.sessions.getPins(chat.key)).plans, []);
+  });
+
+  test('a chat is named after its first prompt (one opened by a command, by its first prompt); the API, the tree and the preview say it; "Pin…" pins to this chat and remembers the choice', async () => {
+    const { hooks: h, fake, api } = await hooks();
+    fake.reset();
+    const chat = new Conversation(h.chatHandler, await model('sk-fake-large'));
+    await chat.send('', { command: 'pins' });
+    assert.match(await api.sessions.name(chat.key), /^Chat of \d{4}-\d\d-\d\d \d\d:\d\d$/, 'a command names nothing: the fallback, never the key');
+    await chat.send('  Why does the\nnightly build fail on Windows runners only?');
+    await waitFor(async () => (await api.sessions.name(chat.key)) === 'Why does the nightly build fail on…' || undefined, 'the first prompt to name the session');
+    await chat.send('A later prompt names nothing.');
+    assert.equal(await api.sessions.name(chat.key), 'Why does the nightly build fail on…');
+
+    assert.equal(h.activeSession(), chat.key);
+    h.pinTargetNext('thisChat');
+    await vscode.commands.executeCommand('sessionKnowledge.pin', plan);
+    assert.deepEqual((await api.sessions.getPins(chat.key)).plans, [plan], 'pinned to this chat, not the next one');
+    assert.ok(!(await api.getDraftPins()).includes(plan));
+    assert.equal(h.workspaceState('sessionKnowledge.pinTarget'), 'thisChat', 'the choice is remembered for this window');
+    await chat.send('And the plan?');
+    assert.ok(lastUser(fake).parts[0]!.includes('ship the participant'), 'the next request of this chat carries it');
+
+    await h.notesTree.refresh();
+    const group = h.notesTree.getChildren().find((n) => n.type === 'group' && n.kind === 'session');
+    const row = h.notesTree.getTreeItem(group);
+    assert.equal(row.label, 'Pinned to This Chat — Why does the nightly build fail on…');
+    assert.equal((row.iconPath as vscode.ThemeIcon).id, 'comment-discussion');
+    assert.match(await h.meter.preview(chat.key), /preview of this chat “Why does the nightly build fail on…”/);
+    await vscode.commands.executeCommand('sessionKnowledge.unpinFromActiveSession', plan);
   });
 
   test('what is replayed is judged now: a block section, a summary and a pinned message flagged since delivery are withheld, each named', async () => {

@@ -18,6 +18,7 @@ import {
   waitForChatAnswer, workbenchUrl, writeUserSettings,
 } from '../../scripts/vscodeWeb.mjs';
 import { readSessionsStore } from './panelShared.mjs';
+import { pinFromEditorTitle } from './pinMenu.mjs';
 
 const resultsDir = join(repoRoot, 'test-results');
 const fixture = join(repoRoot, 'test/fixtures/extensions/fake-model');
@@ -211,7 +212,7 @@ describe("@knowledge in VS Code's Chat view, with a fake model that records what
   step('the first message carries the pinned note as its own part; the second does not', async () => {
     // Pin to Next Chat from the note's editor title, as a person would.
     await openFile(page, NOTE);
-    await page.locator('.editor-actions .action-label[aria-label^="Pin to Next Chat"]').first().click();
+    await pinFromEditorTitle(page, 'Pin to Next Chat');
     await meter('1 item(s) pinned to the next chat').waitFor({ timeout: 30_000 });
 
     const first = await ask('How do we format code?', { answer: FOOTER });
@@ -221,7 +222,7 @@ describe("@knowledge in VS Code's Chat view, with a fake model that records what
     assert.ok(isBlock(user.parts[0]) && user.parts[0].includes('Tabs, not spaces.'));
     assert.equal(user.parts[1], 'How do we format code?');
     assert.match(first.shown, /Session knowledge: sent 1 pinned item\(s\) with this message/);
-    await meter('1 item(s) pinned to this session, carrying').waitFor({ timeout: 30_000 });
+    await meter('1 item(s) pinned to this chat “How do we format code?”, carrying').waitFor({ timeout: 30_000 });
     assert.equal(sessions().length, 1, 'the first message created the session');
     assert.deepEqual(sessions()[0].project_context_pins, [NOTE], 'the draft passed into the session');
     await shot('chat-first-message.png');
@@ -294,7 +295,7 @@ describe("@knowledge in VS Code's Chat view, with a fake model that records what
   step('a cancelled or failed send records nothing; the next message carries the block', async () => {
     await newChat();
     await openFile(page, NOTE);
-    await page.locator('.editor-actions .action-label[aria-label^="Pin to Next Chat"]').first().click();
+    await pinFromEditorTitle(page, 'Pin to Next Chat');
     await waitFor(() => store().draftPins.includes(NOTE), { message: 'the note in the next-chat draft' });
     const known = new Set(sessions().map((s) => s.key));
 

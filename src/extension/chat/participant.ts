@@ -11,6 +11,7 @@ import {
   CreateSessionRequest,
   DeleteSessionRequest,
   GetSessionRequest,
+  NameSessionRequest,
   NotifyCompactedRequest,
   ResolvePendingRequest,
   SetPinnedMessagesRequest,
@@ -18,6 +19,7 @@ import {
   UpdateSessionPinsRequest,
 } from '../../shared/protocol';
 import type { PendingBlock, SessionInfo } from '../../shared/sessionSchemas';
+import { nameFromPrompt } from '../../shared/sessionNames';
 import { blockBudget, requestWithTimeout, resolveBlockSafely, sendAndRecord, userMessageWithBlock, type PendingDelivery } from './knowledgeSend';
 import { judgeLiveTurns, judgeNewCompaction } from './replayJudge';
 import {
@@ -80,12 +82,22 @@ function pinArguments(request: vscode.ChatRequest): string[] {
 export function createChatHandler(deps: ParticipantDeps): Handler {
   const { client, log } = deps;
 
-  /** The session of this conversation; the first message creates it (the draft passes into it). */
-  async function ensureSession(history: readonly unknown[]): Promise<{ key?: string; created: boolean }> {
+  /**
+   * The session of this conversation; the first message creates it (the draft passes into it), named after its
+   * prompt. A conversation that opened with a command is named by its first prompt (VS Code 1.100's API gives a
+   * participant no chat title: `ChatContext` carries only the history).
+   */
+  async function ensureSession(history: readonly vscode.ChatContext['history'][number][], request: vscode.ChatRequest): Promise<{ key?: string; created: boolean }> {
+    const name = request.command ? undefined : nameFromPrompt(request.prompt);
     const existing = sessionKeyOf(history);
-    if (existing) return { key: existing, created: false };
+    if (existing) {
+      if (name && conversationTurns(ourTurns(history)).length === 0) {
+        void requestWithTimeout(client, NameSessionRequest.type, { key: existing, name }).then(undefined, (err: unknown) => log.warn(`Could not name the session ${existing}: ${errorMessage(err)}`));
+      }
+      return { key: existing, created: false };
+    }
     try {
-      const created = await requestWithTimeout(client, CreateSessionRequest.type, { consumeDraft: true, origin: 'chat' });
+      const created = await requestWithTimeout(client, CreateSessionRequest.type, { consumeDraft: true, origin: 'chat', ...(name ? { label: name } : {}) });
       return { key: created.key, created: true };
     } catch (err) {
       log.warn(`Could not create a session: ${errorMessage(err)}`);
@@ -370,7 +382,7 @@ export function createChatHandler(deps: ParticipantDeps): Handler {
   }
 
   return async (request, context, stream, token) => {
-    const { key, created } = await ensureSession(context.history);
+    const { key, created } = await ensureSession(context.history, request);
     if (key && !created) deps.onActiveSession(key);
     const result = await respond(key, request, context, stream, token);
     if (key && created) {

@@ -7,6 +7,7 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import type { DistillSubmitResult } from '../../shared/inboxSchemas';
+import { GetSessionRequest } from '../../shared/protocol';
 import type { DistillTurn } from './distillPrompt';
 import { DistillError, SessionTranscripts, describeResult, distillSession } from './distiller';
 import type { MemoryController } from './memoryController';
@@ -148,9 +149,11 @@ export function registerDistill(context: vscode.ExtensionContext, deps: DistillD
           return undefined;
         }
         const active = deps.activeSession();
+        // Each session by its name (a session no longer stored by its key).
+        const names = new Map(await Promise.all(known.map(async (s) => [s.sessionKey, await client.sendRequest(GetSessionRequest.type, { key: s.sessionKey }).then((i) => i.name, () => s.sessionKey)] as const)));
         const items = known
           .sort((a, b) => (a.sessionKey === active ? -1 : b.sessionKey === active ? 1 : 0))
-          .map((s) => ({ label: s.sessionKey === active ? '$(comment-discussion) Active chat session' : `$(comment) Session ${s.sessionKey}`, description: `${s.turns} turn(s)`, detail: s.sessionKey, sessionKey: s.sessionKey }));
+          .map((s) => ({ label: `$(${s.sessionKey === active ? 'comment-discussion' : 'comment'}) ${s.sessionKey === active ? 'This chat — ' : ''}${names.get(s.sessionKey)}`, description: `${s.turns} turn(s)`, detail: s.sessionKey, sessionKey: s.sessionKey }));
         sessionKey = items.length === 1 ? items[0]!.sessionKey : (await vscode.window.showQuickPick(items, { title: 'Distil which session into memory?' }))?.sessionKey;
         if (!sessionKey) return undefined;
       }

@@ -177,6 +177,7 @@ export class PanelStateBuilder {
         return {
           key: info.key,
           ...(info.label ? { label: info.label } : {}),
+          name: info.name,
           origin: info.origin,
           createdAt: info.createdAt,
           pins: info.pins,
@@ -225,7 +226,7 @@ export async function inboxCounts(client: LanguageClient): Promise<InboxCounts |
  * of every session; a session no longer stored has none.
  */
 async function sessionLabels(client: LanguageClient, keys: readonly string[]): Promise<Map<string, string>> {
-  const labels = await Promise.all(keys.map((key) => client.sendRequest(GetSessionRequest.type, { key }).then((s) => s.label, () => undefined)));
+  const labels = await Promise.all(keys.map((key) => client.sendRequest(GetSessionRequest.type, { key }).then((s) => s.name, () => undefined)));
   const out = new Map<string, string>();
   keys.forEach((key, i) => {
     const label = labels[i];

@@ -162,6 +162,24 @@ export class SessionService {
     if (!found) throw new SessionError('unknown-session', `Unknown session ${key}.`);
   }
 
+  /**
+   * Gives a session without a name its name; a named one keeps its own (a chat is named by its first prompt, and a
+   * scheduled session's name is how its schedule finds it). Bookkeeping, not activity: the last activity stays.
+   */
+  async name(key: string, name: string): Promise<SessionMeta> {
+    let found = false;
+    const written = await this.deps.store.update(
+      key,
+      (current) => {
+        found = current !== undefined;
+        return current && !current.label?.trim() ? { ...current, label: name } : undefined;
+      },
+      { activity: false },
+    );
+    if (!found) throw new SessionError('unknown-session', `Unknown session ${key}.`);
+    return written ?? this.get(key);
+  }
+
   async setPinnedMessages(key: string, messages: readonly string[]): Promise<SessionMeta> {
     return this.mutate(key, (s) => {
       s.pinned_messages = [...messages];

@@ -12,6 +12,7 @@ import {
   ListSessionsPageRequest,
   ListSessionsRequest,
   MarkDeliveredRequest,
+  NameSessionRequest,
   NotifyCompactedRequest,
   PruneSessionsRequest,
   RenamePinRequest,
@@ -23,6 +24,7 @@ import {
 } from '../../../shared/protocol';
 import { MemoryChangedNotification } from '../../../shared/memoryProtocol';
 import type { PendingBlock, SessionInfo } from '../../../shared/sessionSchemas';
+import { sessionName } from '../../../shared/sessionNames';
 import type { CompiledBlock } from '../../core/delivery/knowledgeBlock';
 import type { SessionMeta } from '../../core/store/storeSchemas';
 import { route } from '../routing';
@@ -33,6 +35,7 @@ function toSessionInfo(s: SessionMeta): SessionInfo {
     key: s.key,
     createdAt: s.createdAt,
     ...(s.label ? { label: s.label } : {}),
+    name: sessionName(s),
     origin: s.origin,
     pins: s.project_context_pins,
     pinnedMessages: s.pinned_messages,
@@ -73,6 +76,7 @@ export function registerSessionRoutes(ctx: ServerContext): void {
   });
   route(connection, SetSessionPinsRequest, async (p) => announce(toSessionInfo(await sessions().setPins(p.key, p.pins))));
   route(connection, UpdateSessionPinsRequest, async (p) => announce(toSessionInfo(await sessions().updatePins(p.key, p.add, p.remove))));
+  route(connection, NameSessionRequest, async (p) => announce(toSessionInfo(await sessions().name(p.key, p.name))));
   route(connection, SetPinnedMessagesRequest, async (p) => announce(toSessionInfo(await sessions().setPinnedMessages(p.key, p.messages))));
   route(connection, DeleteSessionRequest, async (p) => {
     const c = ctx.ready();
