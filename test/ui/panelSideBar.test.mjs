@@ -9,18 +9,23 @@
 //   - Remember… in the memory section's form writes a person's entry as every memory write (approved, from a
 //     person); one that reads as an instruction is stored, flagged and shown in Flagged; a secret is refused;
 //   - Remember… in the Command Palette: type, title, body and scope through its quick inputs;
-//   - screenshots at 300 px and 500 px in the light and dark themes: docs/images/panel-{300,500}-{light,dark}.png.
+//   - screenshots at 300 px and 500 px in the light and dark themes: docs/images/panel-{300,500}-{light,dark}.png;
+//   - the demo model (demo/demo-model, as `npm start` loads it) answers `@knowledge /distill` with its "Demo:" proposal,
+//     which waits in the inbox: approve it, distil again after another turn (an update with its diff, pictured in
+//     docs/images/demo-distill-update-dark.png), reject that.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import {
-  QUIET_SETTINGS, copyDir, launchBrowser, newWorkbenchPage, repoRoot, startCodeServer, tempDir, waitFor, workbenchUrl, writeUserSettings,
+  QUIET_SETTINGS, copyDir, extensionId, launchBrowser, newWorkbenchPage, openChat, repoRoot, sendChat, startCodeServer, tempDir, waitFor,
+  waitForChatAnswer, workbenchUrl, writeUserSettings,
 } from '../../scripts/vscodeWeb.mjs';
 import { ATTACK, EXTENSION_ID, extensionDir, focusState, openPanel, panelFrame, resultsDir } from './panelShared.mjs';
 
 const T = 30_000;
 const IMAGES = join(repoRoot, 'docs/images');
+const DEMO_MODEL = join(repoRoot, 'demo/demo-model');
 
 /** A pending (or approved) memory line as it sits on disk. */
 function line(id, title, body, { source = 'agent', identity = 'copilot-agent', session, at = '2026-01-01T00:00:00.000Z', approved = false, scope = 'project', turn } = {}) {
@@ -129,11 +134,12 @@ before(async () => {
   const personal = join(userDataDir, 'User', 'globalStorage', EXTENSION_ID, 'memory');
   mkdirSync(personal, { recursive: true });
   writeFileSync(join(personal, 'personal.jsonl'), `${PERSONAL.join('\n')}\n`);
-  const server = await startCodeServer({ folder: workspace, userDataDir, env: { SESSION_KNOWLEDGE_MEMORY_ENABLE: '1', SESSION_KNOWLEDGE_STATE_DIR: join(scratch, 'state') } });
+  // The demo model as `npm start` has it (its proposed chat APIs enabled): the last test distils with it.
+  const server = await startCodeServer({ folder: workspace, userDataDir, env: { SESSION_KNOWLEDGE_MEMORY_ENABLE: '1', SESSION_KNOWLEDGE_STATE_DIR: join(scratch, 'state') }, extraArgs: ['--enable-proposed-api', extensionId(DEMO_MODEL)] });
   const browser = await launchBrowser();
   const page = await newWorkbenchPage(browser, { width: 1500, height: 1000 });
   w = { scratch, workspace, userDataDir, server, browser, page };
-  await page.goto(workbenchUrl(server, { folder: workspace, extensionDevelopmentPaths: [extensionDir] }));
+  await page.goto(workbenchUrl(server, { folder: workspace, extensionDevelopmentPaths: [extensionDir, DEMO_MODEL], enableProposedApi: true }));
   await withFailureShot('setup', async () => {
     const frame = await openPanel(page);
     const sw = frame.locator('#memory-switch');
@@ -293,4 +299,38 @@ test('screenshots at 500 px and in the dark theme; no horizontal scroll there ei
   await assertFits(frame, 'at 300 px, dark');
   await frame.locator('body').evaluate(() => window.scrollTo(0, 0));
   await shot('panel-300-dark.png');
+}));
+
+test('the demo model distils into the inbox: a "Demo:" proposal, approved; distilled again, an update with its diff, rejected', { timeout: 180_000 }, () => withFailureShot('demo', async () => {
+  const { page } = w;
+  const frame = panelFrame(page);
+  const demoCard = (kind) => frame.locator(`#inbox-list article[data-where="inbox"][data-kind="${kind}"]`, { hasText: 'Demo: How do we store money?' });
+  await openChat(page);
+  await sendChat(page, '@knowledge How do we store money?');
+  await waitForChatAnswer(page, 'Demo model (offline)');
+  await sendChat(page, '@knowledge /distill');
+  const said = await waitForChatAnswer(page, 'wait in the memory inbox', { timeoutMs: 60_000 });
+  assert.match(said, /1 proposal\(s\) wait in the memory inbox/);
+  assert.doesNotMatch(said, /not valid JSON|Unexpected token|Nothing was stored/);
+
+  await demoCard('new').waitFor({ timeout: T });
+  assert.match(await demoCard('new').innerText(), /Written by the demo model \(offline\)/);
+  await demoCard('new').locator('[data-action="inbox-approve"]').click();
+  const approved = await onDisk(memFile(), (e) => e.title === 'Demo: How do we store money?' && e.trust.state === 'approved', 'the demo proposal approved on disk');
+  assert.match(approved.body, /had 1 turn when it was distilled/);
+
+  // One more turn, then distil again: the same title with another turn count — an update of the approved entry.
+  await sendChat(page, '@knowledge And how do we round?');
+  await waitForChatAnswer(page, 'Demo model (offline)');
+  await sendChat(page, '@knowledge /distill');
+  await waitForChatAnswer(page, '1 update(s)', { timeoutMs: 60_000 });
+  const update = demoCard('update');
+  await update.waitFor({ timeout: T });
+  assert.ok((await update.locator('ins.diff-insert').count()) > 0 && (await update.locator('del.diff-delete').count()) > 0, 'the diff shows what changed');
+  await update.evaluate((el) => el.scrollIntoView({ block: 'start' }));
+  await shot('demo-distill-update-dark.png');
+  await update.locator('[data-action="inbox-reject"]').click();
+  await update.getByRole('button', { name: /^Confirm: reject/ }).click();
+  await onDisk(memFile(), (e) => e.title === 'Demo: How do we store money?' && e.trust.state === 'pending' && e.rejected, 'the update rejected on disk');
+  assert.ok(readLines(memFile()).some((e) => e.id === approved.id && e.trust.state === 'approved' && !e.supersededBy), 'the approved entry stays');
 }));
