@@ -14,14 +14,14 @@
 //     which waits in the inbox: approve it, distil again after another turn (an update with its diff, pictured in
 //     docs/images/demo-distill-update-dark.png), reject that.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import {
   QUIET_SETTINGS, copyDir, extensionId, launchBrowser, newWorkbenchPage, openChat, repoRoot, sendChat, startCodeServer, tempDir, waitFor,
   waitForChatAnswer, workbenchUrl, writeUserSettings,
 } from '../../scripts/vscodeWeb.mjs';
-import { ATTACK, EXTENSION_ID, extensionDir, focusState, openPanel, panelFrame, resultsDir } from './panelShared.mjs';
+import { ATTACK, EXTENSION_ID, closeWorkbench, extensionDir, focusState, openPanel, panelFrame, shotOnFailure } from './panelShared.mjs';
 
 const T = 30_000;
 const IMAGES = join(repoRoot, 'docs/images');
@@ -64,15 +64,7 @@ async function shot(name) {
   await w.page.screenshot({ path: join(IMAGES, name), clip: { x: 0, y: 0, width: Math.round(box.x + box.width + 1), height: 1000 } });
 }
 
-async function withFailureShot(name, fn) {
-  try {
-    await fn();
-  } catch (e) {
-    mkdirSync(resultsDir, { recursive: true });
-    await w?.page.screenshot({ path: join(resultsDir, `panel-sidebar-${name}-FAILED.png`) }).catch(() => {});
-    throw e;
-  }
-}
+const withFailureShot = (name, fn) => shotOnFailure(w?.page, `panel-sidebar-${name}`, fn);
 
 /** Drags the side bar's sash until the side bar is `px` wide (±2). */
 async function sideBarWidth(page, px) {
@@ -148,12 +140,7 @@ before(async () => {
   });
 }, { timeout: 240_000 });
 
-after(async () => {
-  if (!w) return;
-  await w.browser.close().catch(() => {});
-  await w.server.stop();
-  rmSync(w.scratch, { recursive: true, force: true });
-});
+after(() => closeWorkbench(w));
 
 test('at 300 px the panel has no horizontal scroll; groups are named by source (distillation, agent, import, sync)', { timeout: 120_000 }, () => withFailureShot('300', async () => {
   const frame = panelFrame(w.page);
