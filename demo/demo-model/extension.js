@@ -1,6 +1,7 @@
 // Development only (`npm start`; never in the .vsix): an offline demo model that answers by showing what it
 // received — the knowledge block as it arrived, the withheld notices, the token count — so a person without
 // a chat model can watch `@knowledge` deliver pinned knowledge once, and again after an edit or a compaction.
+// It answers distillation prompts with one deterministic "Demo:" proposal (distillAnswer), so memory can be tried.
 // It also contributes the default chat participants that make VS Code's Chat view appear in the web build.
 // Uses the proposed chatProvider and defaultChatParticipant APIs (code-server runs with
 // --enable-proposed-api for this extension); the product itself uses none.
@@ -76,6 +77,38 @@ function answer(messages, options) {
   return lines.join('\n');
 }
 
+/**
+ * Distillation prompts (`@knowledge /distill`, "Distil This Session into Memory…"; see src/extension/memory/distillPrompt.ts):
+ * a DETERMINISTIC proposal drawn from the conversation, so the memory inbox, approve, reject and the diff can be tried
+ * offline. One project fact from the first user turn the prompt holds, marked as the demo's ("Demo:" title, a body
+ * line saying the demo model wrote it); its body counts the turns, so distilling the same chat again after more turns
+ * proposes an update of it, with a diff. Answers undefined for any other prompt.
+ */
+const DISTILL_START = 'You are distilling a conversation';
+function distillAnswer(messages) {
+  const prompt = textOf(messages[0] || { content: [] }).join('\n');
+  if (!prompt.startsWith(DISTILL_START)) return undefined;
+  const turns = Number((/--- Conversation \((\d+) turns?\) ---/.exec(prompt) || [])[1] || 0);
+  const first = /^Turn (\d+) — User:\n([\s\S]*?)\n\nTurn \1 — Assistant:/m.exec(prompt);
+  if (!first) return '[]';
+  const turn = Number(first[1]);
+  const words = first[2].replace(/\s+/g, ' ').trim() || '(an empty message)';
+  const short = (text, max) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
+  return JSON.stringify([{
+    type: 'fact',
+    title: short(`Demo: ${words}`, 80),
+    body: [
+      'Written by the demo model (offline): it does not understand the conversation, it proposes the first thing the person said as a project fact, so the memory inbox can be tried.',
+      `Turn ${turn} said: “${short(words, 1200)}”`,
+      `The conversation had ${plural(turns, 'turn')} when it was distilled.`,
+    ].join('\n'),
+    tags: ['demo'],
+    importance: 'low',
+    rationale: short(`Turn ${turn}: "${words}"`, 500),
+    turn,
+  }]);
+}
+
 exports.activate = (context) => {
   // The Chat view appears only when a default participant exists; VS Code enables New Chat only with an edit-mode one.
   for (const id of ['sessionknowledge-demo.chat', 'sessionknowledge-demo.edit']) {
@@ -89,7 +122,7 @@ exports.activate = (context) => {
       const first = textOf(messages[0])[0] || '';
       const reply = messages.length === 1 && first.startsWith(SUMMARY_REQUEST)
         ? '(Demo summary: this demo model does not summarise; a real model would condense the earlier turns here.)'
-        : answer(messages, options);
+        : distillAnswer(messages) ?? answer(messages, options);
       progress.report({ index: 0, part: new vscode.LanguageModelTextPart(reply) });
     },
     async provideTokenCount(text) {

@@ -135,10 +135,44 @@ async function applyFallback(): Promise<void> {
   }
 }
 
-/** Runs a rebuild and keeps the focused control (by key) with its text and caret, or takes the action's fallback. */
+/**
+ * Where the card the person is working on sits on screen (the focused control's card, else the control): after a
+ * rebuild that moved it (an approved entry re-sorted, a group above it emptied) the page is scrolled so it sits
+ * where it sat, instead of the page staying put and the card leaving the view. Only when it was on screen.
+ */
+interface Anchor {
+  selector: string;
+  top: number;
+}
+
+function captureAnchor(): Anchor | undefined {
+  const active = document.activeElement;
+  if (!(active instanceof HTMLElement) || active === document.body) return undefined;
+  const card = active.closest<HTMLElement>('article[data-id], article[data-item], article[data-key]') ?? active;
+  const selector = focusKey(card);
+  if (!selector) return undefined;
+  const r = card.getBoundingClientRect();
+  if (r.bottom <= 0 || r.top >= document.documentElement.clientHeight) return undefined; // scrolled away on purpose
+  return { selector, top: r.top };
+}
+
+function restoreAnchor(a: Anchor | undefined): void {
+  if (!a) return;
+  const el = document.querySelector(a.selector);
+  if (!el) return;
+  const delta = el.getBoundingClientRect().top - a.top;
+  if (Math.abs(delta) >= 1) document.scrollingElement?.scrollBy(0, delta);
+}
+
+/**
+ * Runs a rebuild and keeps the focused control (by key) with its text and caret, or takes the action's fallback;
+ * the card it sits in stays where it was on screen.
+ */
 export function keepingFocus<T>(rebuild: () => T): T {
   const snap = captureFocus();
+  const anchor = captureAnchor();
   const result = rebuild();
+  restoreAnchor(anchor);
   void restoreFocus(snap).then(applyFallback);
   return result;
 }

@@ -8,6 +8,8 @@
 import type { InboxGroupView, InboxItemRow, MergeTarget } from '../../src/shared/panelProtocol';
 import type { DiffChunk, FieldDiff } from '../../src/shared/inboxSchemas';
 import { appendMarked, badge, button, folderBadge, h, icon, withheldWarning } from './render';
+import { countsBySource, itemSource } from './inboxSources';
+import { SOURCE_TEXT } from '../../src/shared/memorySource';
 
 /** Items per inbox page, as the memory list's page: the first page shows first, the next ones as the person scrolls. */
 export const INBOX_PAGE = 50;
@@ -47,11 +49,11 @@ const DATE = new Intl.DateTimeFormat(undefined, { dateStyle: 'short', timeStyle:
 
 const KIND_TEXT = { new: 'new', update: 'update', conflict: 'conflict' } as const;
 
-/** What an item is, in words: "proposal (update)", "agent entry", "imported entry". */
+/** What an item is, in words: "proposal (update)", "entry from an agent", "entry from an import". */
 export function itemKind(row: InboxItemRow): string {
   if (row.origin === 'repository') return 'from the repository';
   if (row.origin === 'proposal') return `proposal (${KIND_TEXT[row.entry.proposal?.kind ?? 'new']})`;
-  return row.origin === 'import' ? 'imported entry' : 'agent entry';
+  return `entry ${SOURCE_TEXT[itemSource(row)]}`;
 }
 
 /** Whether Approve may be offered: an item that reads as an instruction waits for "Reviewed — not a threat". */
@@ -67,7 +69,7 @@ export function groupKey(g: Pick<InboxGroupView, 'sessionKey' | 'repository'>): 
 /** The session a group stands for, for people. */
 export function groupName(g: Pick<InboxGroupView, 'sessionKey' | 'label' | 'repository'>): string {
   if (g.repository) return `From the repository (${g.repository.folder})`;
-  if (g.sessionKey === null) return 'No session (imports and entries written without one)';
+  if (g.sessionKey === null) return 'No session';
   return g.label ? `Session “${g.label}”` : `Session ${g.sessionKey}`;
 }
 
@@ -305,7 +307,7 @@ export function inboxItemCard(row: InboxItemRow, ui: InboxUi, sessionName: strin
   const head = h('div', { class: 'entry-head' });
   head.append(h('input', { type: 'checkbox', class: 'select', 'data-action': 'inbox-select', checked: selected, tabindex: -1, 'aria-label': `Select ${e.title}`, title: 'Select (Space)' }));
   head.append(h('span', { class: 'entry-title' }, e.title));
-  head.append(badge(e.type, 'type'), badge(row.origin === 'proposal' ? (e.proposal?.kind ?? 'new') : row.origin === 'import' ? 'imported' : row.origin === 'repository' ? 'from the repository' : 'agent', `kind-${e.proposal?.kind ?? row.origin}`), badge(e.scope, 'scope'), ...folderBadge(e));
+  head.append(badge(e.type, 'type'), badge(row.origin === 'proposal' ? (e.proposal?.kind ?? 'new') : row.origin === 'repository' ? 'from the repository' : itemSource(row), `kind-${e.proposal?.kind ?? row.origin}`), badge(e.scope, 'scope'), ...folderBadge(e));
   if (e.flagged) head.append(badge('flagged', 'flagged'));
   if (e.reviewed) head.append(badge('reviewed', 'reviewed'));
   card.append(head);
@@ -378,7 +380,7 @@ function appendGroups(into: DocumentFragment, last: HTMLElement | null, groups: 
 /** A group's heading (its counts, "Select all" of the whole group, a repository's "Accept all") and its feed. */
 function groupSection(g: InboxGroupView, name: string, cards: HTMLElement[]): HTMLElement {
   const c = g.counts;
-  const parts = [c.fromRepository ? `${c.fromRepository} from the repository` : '', c.proposals > 0 ? `${c.proposals} ${c.proposals === 1 ? 'proposal' : 'proposals'}` : '', c.agentEntries - (c.fromRepository ?? 0) > 0 ? `${c.agentEntries - (c.fromRepository ?? 0)} agent ${c.agentEntries - (c.fromRepository ?? 0) === 1 ? 'entry' : 'entries'}` : '', c.flagged > 0 ? `${c.flagged} flagged` : ''].filter(Boolean);
+  const parts = countsBySource(c);
   // The whole group, the items not on show yet too (their ids come with the page).
   const n = g.ids.length;
   const selectAll = button(n === 1 ? 'Select 1' : `Select all ${n}`, { icon: 'check-all', secondary: true, action: 'inbox-select-group', label: `Select ${n === 1 ? 'the item' : `all ${n} items`} waiting from ${name}` });

@@ -13,6 +13,7 @@ import { button, h } from './render';
 import { request } from './panelRpc';
 import { section } from './section';
 import { panel } from './panelStore';
+import { countsBySource } from './inboxSources';
 
 export { INBOX_PAGE };
 /** The protocol's most items in one `inbox/list` request. */
@@ -57,7 +58,7 @@ export function inboxSection(s: PanelState): HTMLElement {
   const keys = h('p', { id: 'inbox-keys', class: 'inbox-keys muted' }, 'Keys: ');
   INBOX_KEYS.forEach(([k, what], i) => keys.append(i > 0 ? ' · ' : '', h('kbd', { class: 'key' }, k), ` ${what}`));
   const summary = counts
-    ? h('p', { id: 'inbox-count', class: 'scopes-summary' }, `${label}: ${counts.proposals} distilled ${counts.proposals === 1 ? 'proposal' : 'proposals'} (${counts.updates} ${counts.updates === 1 ? 'update' : 'updates'}, ${counts.conflicts} ${counts.conflicts === 1 ? 'conflict' : 'conflicts'}), ${counts.agentEntries} agent or imported ${counts.agentEntries === 1 ? 'entry' : 'entries'}${counts.flagged > 0 ? `, ${counts.flagged} flagged` : ''}.`)
+    ? h('p', { id: 'inbox-count', class: 'scopes-summary' }, `${label}${n > 0 ? `: ${countsBySource(counts).join(', ')}` : ''}${counts.updates + counts.conflicts > 0 ? ` (${[counts.updates ? `${counts.updates} ${counts.updates === 1 ? 'update' : 'updates'}` : '', counts.conflicts ? `${counts.conflicts} ${counts.conflicts === 1 ? 'conflict' : 'conflicts'}` : ''].filter(Boolean).join(', ')})` : ''}.`)
     : '';
   return section(
     'inbox',

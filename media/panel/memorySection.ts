@@ -6,6 +6,7 @@ import { exchangeControls } from './exchangeView';
 import { loadPage } from './memoryList';
 import { h, icon } from './render';
 import { section } from './section';
+import { rememberForm } from './rememberForm';
 import { saveView, SCOPES, view } from './panelStore';
 
 const TYPES = ['fact', 'preference', 'lesson', 'decision', 'reference'];
@@ -55,6 +56,7 @@ export function memorySection(s: PanelState): HTMLElement {
     m.status ? { n: active, label: total } : undefined,
     summary,
     scopes,
+    rememberForm(),
     filters,
     h('div', { id: 'consolidate', class: 'consolidate', 'aria-live': 'polite' }),
     h('div', { id: 'memory-list', class: 'memory-list', 'aria-busy': 'true' }),

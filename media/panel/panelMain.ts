@@ -15,6 +15,7 @@ import { onFilterChange, onSearchInput } from './memorySection';
 import { listenToHost, sayReady } from './panelRpc';
 import { sessionActions } from './sessionsView';
 import { panel } from './panelStore';
+import { onRememberChange, onRememberInput, rememberActions } from './rememberForm';
 
 const actions = new Map<string, Actions[string]>(
   Object.entries({
@@ -27,6 +28,7 @@ const actions = new Map<string, Actions[string]>(
     ...exchangeActions,
     ...flaggedActions,
     ...inboxActions,
+    ...rememberActions,
     'inline-cancel': (c: ActionContext) => (c.itemId ? cancelItemPart(c) : cancelEntryPart(c)),
   }),
 );
@@ -52,7 +54,7 @@ document.addEventListener('click', (ev) => {
 document.addEventListener('input', (ev) => {
   const t = ev.target as Control | null;
   if (!t) return;
-  if (onSearchInput(t) || onInboxInput(t)) return;
+  if (onSearchInput(t) || onInboxInput(t) || onRememberInput(t)) return;
   onDraftInput(t);
   onInlineInput(t);
 });
@@ -71,7 +73,7 @@ document.addEventListener(
   (ev) => {
     const t = ev.target as Control | null;
     if (!t) return;
-    if (onSwitchChange(t) || onInboxChange(t) || onSelectChange(t) || onExchangeChange(t)) return;
+    if (onSwitchChange(t) || onInboxChange(t) || onSelectChange(t) || onExchangeChange(t) || onRememberChange(t)) return;
     onFilterChange(t);
   },
   true,

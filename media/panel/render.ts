@@ -12,6 +12,7 @@ import '@vscode-elements/elements/dist/vscode-textarea/index.js';
 import '@vscode-elements/elements/dist/vscode-single-select/index.js';
 import '@vscode-elements/elements/dist/vscode-option/index.js';
 import type { ForgetPreview, MemoryEntryRow, SpanView } from '../../src/shared/panelProtocol';
+import { SOURCE_TEXT, memorySource } from '../../src/shared/memorySource';
 
 type Attrs = Record<string, string | boolean | number | undefined>;
 
@@ -178,7 +179,7 @@ export function memoryRow(row: MemoryEntryRow, ui: RowUi, where: 'list' | 'flagg
   // The body once: a match in it is marked in place, not quoted again in the warning.
   if (e.flagged) card.append(withheldWarning(ui.warning, [...new Set(e.findings.map((f) => f.ruleId))], row.spans, Boolean(e.body)));
   if (e.body) card.append(appendMarked(h('p', { class: 'entry-body' }), e.body, e.flagged ? e.findings.filter((f) => f.field === 'body') : []));
-  const meta = [`${e.provenance.sourceKind} · ${e.provenance.identity}`, `updated ${when(e.updatedAt)}`];
+  const meta = [`${SOURCE_TEXT[memorySource(e)]} (${e.provenance.identity})`, `updated ${when(e.updatedAt)}`];
   if (e.tags.length > 0) meta.push(`tags: ${e.tags.join(', ')}`);
   if (e.supersededBy) meta.push(`superseded by ${linked(row, e.supersededBy)}`);
   if (e.consolidatedInto) meta.push(`consolidated into ${linked(row, e.consolidatedInto)}`);

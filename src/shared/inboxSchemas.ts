@@ -92,6 +92,11 @@ export const InboxCountsSchema = z.object({
   flagged: z.number().int(),
   /** Project entries approved in the repository's file, waiting for this person to accept them (part of agentEntries); absent when none. */
   fromRepository: z.number().int().optional(),
+  /**
+   * The items named by where they came from (memorySource.ts): proposals are `distillation`, the rest of agentEntries
+   * (repository items apart) `agent`, `import` or `sync`. A source with no item is left out; absent from older servers.
+   */
+  bySource: z.object({ distillation: z.number().int(), agent: z.number().int(), import: z.number().int(), sync: z.number().int() }).partial().optional(),
   updates: z.number().int(),
   conflicts: z.number().int(),
 });

@@ -43,6 +43,7 @@ import {
 } from './inboxSchemas';
 import type { KnowledgeKind } from './schemas';
 import { PinIdSchema } from './pinIdSchemas';
+import { RememberByHandSchema } from './handMemorySchemas';
 
 const Id = z.string().min(1).max(4096);
 const MemoryId = z.string().min(1).max(100);
@@ -69,6 +70,8 @@ export const PanelParamsSchemas = {
   /** The person looked at these entries: acknowledge them (clears their "new"/"changed" badges next time). */
   'memory/acknowledge': z.object({ entries: z.array(z.object({ id: MemoryId, revision: z.string().min(1).max(100) }).strict()).max(500) }).strict(),
   'memory/update': UpdateMemoryParamsSchema,
+  /** Remember… (the memory section's form): a person's own entry, written as every memory write. Answers the entry. */
+  'memory/remember': RememberByHandSchema,
   'memory/approve': z.object({ id: MemoryId }).strict(),
   'memory/flagWrong': FlagWrongParamsSchema,
   'memory/consolidate': ConsolidateParamsSchema,
@@ -278,6 +281,7 @@ export interface PanelResults {
   'memory/list': MemoryPage;
   'memory/acknowledge': null;
   'memory/update': MemoryEntryView;
+  'memory/remember': MemoryEntryView;
   'memory/approve': MemoryEntryView;
   'memory/flagWrong': MemoryEntryView;
   'memory/consolidate': MemoryEntryView;

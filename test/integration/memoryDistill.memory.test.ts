@@ -86,6 +86,8 @@ const proposal = (p: Record<string, unknown>) => ({ type: 'lesson', body: '', ta
 const json = (items: object[]) => JSON.stringify(items);
 /** The text of the last request the fake model got (every part of every message). */
 const sent = (fake: FakeModel, back = 1) => fake.requests[fake.requests.length - back]!.messages.map((m) => m.parts.join('\n')).join('\n');
+/** What the chat says, without the progress lines the test stream records. */
+const said = (text: string) => text.replace(/\(progress: [^)]*\)/g, '');
 const inside = (text: string) => text.slice(text.indexOf(OPEN), text.lastIndexOf(CLOSE));
 
 async function inboxTotal(api: SessionKnowledgeApi): Promise<number> {
@@ -157,9 +159,28 @@ suite('distillation into the memory inbox (flag set, fake model)', () => {
     const text = await chat.send('', { command: 'distill' });
     assert.equal(fake.requests.length, count + 2, 'exactly one retry');
     assert.match(sent(fake), /Your answer could not be used\. The answer is not valid JSON/, 'the retry says what was wrong');
-    assert.match(text, /Nothing was stored: The model's answer could not be used, twice \(In item 1, field "rationale"/);
+    assert.equal(said(text), "The model's answer was not a memory proposal (item 1 had no rationale), so nothing was stored.");
     assert.equal(await inboxTotal(api), before);
     assert.equal(existsSync(memoryFile()) ? (await fs.stat(memoryFile())).size : 0, size, 'the memory file is untouched');
+  });
+
+  test('garbage twice (Markdown, as the demo model used to answer): one sentence in words, said once, no doubled punctuation; nothing stored', async () => {
+    const { api, hooks, fake } = await setup();
+    const chat = await talk(hooks, fake, 'garbage');
+    const before = await inboxTotal(api);
+    const count = fake.requests.length;
+    fake.replies.push('*Demo model (offline). Not a real model.*\n\n- **Your message:** “distil”', '**Still not JSON.**');
+    const text = await chat.send('', { command: 'distill' });
+    assert.equal(fake.requests.length, count + 2, 'exactly one retry');
+    assert.equal(said(text), "The model's answer was not a memory proposal (it was not JSON), so nothing was stored.");
+    assert.doesNotMatch(text, /Unexpected token|\)\.\)|\.\)/, 'no parser text, no doubled punctuation');
+    assert.equal(text.split(/nothing was stored/i).length, 2, '"nothing was stored" said once');
+    assert.equal(await inboxTotal(api), before);
+
+    // The command says the same sentence (an error notification), and answers nothing.
+    fake.replies.push('not json at all', 'still not json');
+    assert.equal(await vscode.commands.executeCommand('sessionKnowledge.memory.distill', chat.key), undefined);
+    assert.equal(await inboxTotal(api), before);
   });
 
   test('malformed once, then valid: stored; an injected instruction in a proposal is flagged and never approved silently', async () => {

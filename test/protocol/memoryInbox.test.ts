@@ -94,7 +94,7 @@ test('proposals wait in the inbox and in no block until approved; flagged is ref
 
   const inbox = await c.sendRequest(MemoryInboxRequest.type, {});
   assert.deepEqual(inbox.groups.map((g) => g.sessionKey), [distilled.key]);
-  assert.deepEqual(inbox.counts, { total: 3, proposals: 3, agentEntries: 0, flagged: 1, updates: 0, conflicts: 1 });
+  assert.deepEqual(inbox.counts, { total: 3, proposals: 3, agentEntries: 0, flagged: 1, updates: 0, conflicts: 1, bySource: { distillation: 3 } });
   assert.deepEqual(await c.sendRequest(MemoryInboxCountRequest.type), inbox.counts);
 
   const bulk = await c.sendRequest(MemoryInboxApproveRequest.type, { ids: [lesson!.entry.id, conflict!.entry.id, flagged!.entry.id] });

@@ -1,7 +1,7 @@
 // What the panel's UI test files share: where the extension under test is, the warning text, the attack line.
 // SK_PANEL_EXTENSION_DIR: load the extension from another folder (a scratch build) instead of the repo.
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { activityBarItem, repoRoot } from '../../scripts/vscodeWeb.mjs';
 
@@ -62,4 +62,23 @@ export function readSessionsStore(indexPath) {
     }
   }
   return { draftPins: index.draftPins ?? [], sessions };
+}
+
+/** Closes what a UI test file opened on one workbench `{ browser, server, scratch }` (nothing when it never started). */
+export async function closeWorkbench(w) {
+  if (!w) return;
+  await w.browser.close().catch(() => {});
+  await w.server.stop();
+  rmSync(w.scratch, { recursive: true, force: true });
+}
+
+/** Runs `fn`; when it throws, saves what the page showed as test-results/<shot>-FAILED.png first. */
+export async function shotOnFailure(page, shot, fn) {
+  try {
+    await fn();
+  } catch (e) {
+    mkdirSync(resultsDir, { recursive: true });
+    await page?.screenshot({ path: join(resultsDir, `${shot}-FAILED.png`) }).catch(() => {});
+    throw e;
+  }
 }

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildDistillPrompt, estimateTokens, parseDistillAnswer, retryMessage, DISTILL_INSTRUCTIONS } from '../../src/extension/memory/distillPrompt';
+import { buildDistillPrompt, estimateTokens, malformedAnswerMessage, parseDistillAnswer, retryMessage, DISTILL_INSTRUCTIONS } from '../../src/extension/memory/distillPrompt';
 import { ENVELOPE_CLOSE, envelopeMarkers } from '../../src/server/core/threat/envelope';
 import { ONE_OF_EACH, countMarkers, nonceOf } from '../helpers/envelopeCount';
 
@@ -72,4 +72,32 @@ test('malformed answers are named in one sentence, for the retry', () => {
     if (!r.ok) assert.match(r.problem, re, `${text} → ${r.problem}`);
   }
   assert.match(retryMessage('In item 1, field "turn": Invalid input.'), /could not be used\. In item 1/);
+});
+
+test('a malformed answer is told to the person once, in words, in one sentence (the demo model\'s Markdown, garbage, a missing field)', () => {
+  const cases: [string, string][] = [
+    ['*Demo model (offline). Not a real model.*\n\n- **Your message:** “hello”', "The model's answer was not a memory proposal (it was not JSON), so nothing was stored."],
+    ['', "The model's answer was not a memory proposal (it was empty), so nothing was stored."],
+    ['{"title": "x"}', "The model's answer was not a memory proposal (it was JSON, but not a list of proposals), so nothing was stored."],
+    ['[{"type": "lesson", "title": "x", "turn": 1}]', "The model's answer was not a memory proposal (item 1 had no rationale), so nothing was stored."],
+    ['[{"type": "opinion", "title": "x", "rationale": "r", "turn": 1}]', "The model's answer was not a memory proposal (item 1 had an unusable type), so nothing was stored."],
+    ['["just a string"]', "The model's answer was not a memory proposal (item 1 was not a proposal), so nothing was stored."],
+    [JSON.stringify(Array.from({ length: 21 }, (_, i) => ({ type: 'fact', title: `t${i}`, rationale: 'r', turn: 1 }))), "The model's answer was not a memory proposal (it held more than 20 proposals), so nothing was stored."],
+  ];
+  for (const [text, expected] of cases) {
+    const r = parseDistillAnswer(text);
+    assert.equal(r.ok, false, text);
+    if (r.ok) continue;
+    const message = malformedAnswerMessage(r.reason);
+    assert.equal(message, expected, text);
+    // One sentence, said once: one full stop at the end, no doubled punctuation, no parser jargon.
+    assert.equal(message.match(/[.!?](\s|$)/g)?.length, 1, message);
+    assert.doesNotMatch(message, /[.,;:][.,;:)]|\)\)|\.\)|Unexpected token|JSON\.parse|Invalid input/, message);
+    assert.equal(message.split('nothing was stored').length, 2, 'said once');
+  }
+  // A reason given with its own full stop is not doubled.
+  assert.equal(malformedAnswerMessage('it was not JSON.'), "The model's answer was not a memory proposal (it was not JSON), so nothing was stored.");
+  // The retry's sentence keeps the parser's detail but never ends in ")." after a full stop.
+  const garbage = parseDistillAnswer('*not json*');
+  assert.ok(!garbage.ok && !/\.\)\.$/.test(garbage.problem), !garbage.ok ? garbage.problem : '');
 });

@@ -273,7 +273,7 @@ test('the inbox groups by session (newest first) with counts per group, pages ov
   const all = await memory.inbox();
   assert.deepEqual(all.groups.map((g) => g.sessionKey), ['new', 'old']);
   assert.deepEqual(all.groups[1]!.items.map((i) => i.entry.title), ['Old B', 'Old A'], 'by turn within one distillation');
-  assert.deepEqual(all.groups[0]!.counts, { total: 2, proposals: 1, agentEntries: 1, flagged: 0, updates: 0, conflicts: 0 });
+  assert.deepEqual(all.groups[0]!.counts, { total: 2, proposals: 1, agentEntries: 1, flagged: 0, updates: 0, conflicts: 0, bySource: { distillation: 1, agent: 1 } });
   assert.equal(all.total, 4);
   assert.equal(all.counts.total, 4);
   assert.deepEqual(await memory.inboxCounts(), all.counts);
@@ -355,4 +355,17 @@ test('wordDiff: chunks rebuild both sides; long texts get none', () => {
   ]);
   const long = Array.from({ length: 600 }, (_, i) => `w${i}`).join(' ');
   assert.equal(wordDiff(long, long.split(' ').reverse().join(' ')), undefined);
+});
+
+test('the inbox counts what waits by source: distillation, an agent, an import — an import is not an agent entry', async () => {
+  const { memory } = await setup();
+  await memory.submitDistilled({ sessionKey: 'S', model: 'm', turns: 2, proposals: [proposal({ title: 'Distilled one', turn: 1 }), proposal({ title: 'Distilled two', turn: 2 })] });
+  await memory.remember({ scope: 'project', type: 'fact', title: 'Written by an agent', source: 'agent', sessionKey: 'S' });
+  await memory.importScope('project', 'markdown', '- [fact] Docs are built with mkdocs\n');
+  const all = await memory.inbox();
+  assert.deepEqual(all.counts.bySource, { distillation: 2, agent: 1, import: 1 });
+  const imported = all.groups.find((g) => g.sessionKey === null)!;
+  assert.deepEqual(imported.counts.bySource, { import: 1 }, 'the group without a session holds the import, named as one');
+  assert.equal(imported.items[0]!.origin, 'import');
+  assert.deepEqual((await memory.inboxCounts()).bySource, all.counts.bySource);
 });

@@ -9,7 +9,7 @@ import type { LanguageClient } from 'vscode-languageclient/node';
 import type { DistillSubmitResult } from '../../shared/inboxSchemas';
 import { GetSessionRequest } from '../../shared/protocol';
 import type { DistillTurn } from './distillPrompt';
-import { DistillError, SessionTranscripts, describeResult, distillSession } from './distiller';
+import { DistillError, SessionTranscripts, describeResult, distillFailureText, distillSession } from './distiller';
 import type { MemoryController } from './memoryController';
 
 /** What `@knowledge` tells distillation (see participant.ts); present only with the flag. */
@@ -107,7 +107,7 @@ export function registerDistill(context: vscode.ExtensionContext, deps: DistillD
         for (const s of r.skipped) stream.markdown(`- left out: ${md(s.title)} — ${md(s.message)}\n`);
       } catch (err) {
         if (DistillError.is(err) && err.reason === 'cancelled') return;
-        stream.markdown(`Nothing was stored: ${(err as Error).message}`);
+        stream.markdown(distillFailureText(err));
       }
     },
 
@@ -166,7 +166,7 @@ export function registerDistill(context: vscode.ExtensionContext, deps: DistillD
           vscode.window.setStatusBarMessage('Distillation cancelled; nothing was stored.', 5000);
           return undefined;
         }
-        void vscode.window.showErrorMessage(`Distillation: ${(err as Error).message}`);
+        void vscode.window.showErrorMessage(distillFailureText(err));
         return undefined;
       }
     }),

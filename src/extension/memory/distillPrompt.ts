@@ -91,8 +91,11 @@ export function buildDistillPrompt(turns: readonly DistillTurn[], decisions: rea
   return { text, firstTurn: Math.min(first, turns.length), turnCount: turns.length, cutTurns: cut };
 }
 
-export type ParsedAnswer = { ok: true; proposals: DistilledProposal[] } | { ok: false; problem: string };
-
+/**
+ * A malformed answer: `problem` is the sentence the one retry tells the model (with the parser's detail); `reason` is
+ * the same in a few plain words for the person ("it was not JSON"), for `malformedAnswerMessage`.
+ */
+export type ParsedAnswer = { ok: true; proposals: DistilledProposal[] } | { ok: false; problem: string; reason: string };
 /** The JSON inside a model's answer: the fenced block if there is one, else from the first `[` or `{` to the matching last bracket. */
 function jsonPart(answer: string): string {
   const fenced = /```(?:json)?\s*\n([\s\S]*?)```/i.exec(answer);
@@ -106,24 +109,42 @@ function jsonPart(answer: string): string {
   return end > start ? text.slice(start, end + 1) : text.slice(start);
 }
 
-/** Reads the model's answer; `problem` says in one sentence what was wrong (for the retry and for the person). */
+/** Reads the model's answer; `problem` says in one sentence what was wrong (for the retry), `reason` the same for the person. */
 export function parseDistillAnswer(answer: string): ParsedAnswer {
-  if (answer.trim() === '') return { ok: false, problem: 'The answer was empty.' };
+  if (answer.trim() === '') return { ok: false, problem: 'The answer was empty.', reason: 'it was empty' };
   let value: unknown;
   try {
     value = JSON.parse(jsonPart(answer));
   } catch (err) {
-    return { ok: false, problem: `The answer is not valid JSON (${(err as Error).message}).` };
+    return { ok: false, problem: `The answer is not valid JSON (${(err as Error).message.replace(/[.\s]+$/, '')}).`, reason: 'it was not JSON' };
   }
   // The array itself, or `{ "proposals": [...] }` (DistillAnswerSchema accepts both; read apart here so a problem names its item).
   const list = Array.isArray(value) ? value : typeof value === 'object' && value !== null && Array.isArray((value as { proposals?: unknown }).proposals) ? (value as { proposals: unknown[] }).proposals : undefined;
-  if (!list) return { ok: false, problem: 'The answer must be a JSON array of proposals.' };
+  if (!list) return { ok: false, problem: 'The answer must be a JSON array of proposals.', reason: 'it was JSON, but not a list of proposals' };
   const parsed = DistillAnswerSchema.safeParse(list);
   if (parsed.success) return { ok: true, proposals: parsed.data };
   const issue = ProposalListSchema.safeParse(list).error?.issues[0] ?? parsed.error.issues[0];
   const path = issue?.path ?? [];
   const at = typeof path[0] === 'number' ? `item ${path[0] + 1}${path.length > 1 ? `, field "${path.slice(1).join('.')}"` : ''}` : 'the answer';
-  return { ok: false, problem: `In ${at}: ${issue?.message ?? 'invalid'}.` };
+  return { ok: false, problem: `In ${at}: ${(issue?.message ?? 'invalid').replace(/[.\s]+$/, '')}.`, reason: issueReason(path, issue?.message ?? '') };
+}
+
+/** A zod issue of the answer in plain words: "item 2 had no rationale", "it held more than 20 proposals". */
+function issueReason(path: readonly PropertyKey[], message: string): string {
+  if (typeof path[0] !== 'number') return /at most|too big|<=/i.test(message) ? `it held more than ${DISTILL_MAX_PROPOSALS} proposals` : 'it was not a list of proposals';
+  const item = `item ${path[0] + 1}`;
+  if (path.length < 2) return `${item} was not a proposal`;
+  const field = path.slice(1).map(String).join('.');
+  return /received undefined|required/i.test(message) ? `${item} had no ${field}` : `${item} had an unusable ${field}`;
+}
+
+/**
+ * What the person reads when the answer was malformed even after the retry: one sentence, in words, saying that
+ * nothing was stored (the caller adds nothing to it).
+ */
+export function malformedAnswerMessage(reason: string): string {
+  const words = reason.trim().replace(/[.\s]+$/, '');
+  return `The model's answer was not a memory proposal (${words || 'it could not be read'}), so nothing was stored.`;
 }
 
 /** The message of the one retry: what was wrong, and the shape again. */

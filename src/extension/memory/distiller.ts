@@ -13,7 +13,7 @@ import type { LanguageClient } from 'vscode-languageclient/node';
 import { MemoryDistillSubmitRequest, MemoryRecallRequest } from '../../shared/memoryProtocol';
 import type { DistillSubmitResult } from '../../shared/inboxSchemas';
 import { sendAndRecord } from '../chat/knowledgeSend';
-import { DISTILL_INPUT_SHARE, buildDistillPrompt, parseDistillAnswer, retryMessage, type DistillTurn, type KnownDecision } from './distillPrompt';
+import { DISTILL_INPUT_SHARE, buildDistillPrompt, malformedAnswerMessage, parseDistillAnswer, retryMessage, type DistillTurn, type KnownDecision } from './distillPrompt';
 import { deliveryAllowed } from '../workspaceTrust';
 
 export type DistillFailure = 'cancelled' | 'malformed' | 'no-turns' | 'no-model' | 'unknown-session' | 'model-error' | 'memory-off';
@@ -31,6 +31,16 @@ export class DistillError extends Error {
   static is(err: unknown): err is DistillError {
     return err instanceof Error && (err as Partial<DistillError>).isDistillError === true;
   }
+}
+
+/**
+ * A failed distillation for the person, once: a DistillError already says what happened in one sentence (and that
+ * nothing was stored); anything else (the server refused the proposals) gets "Nothing was stored:" before it.
+ */
+export function distillFailureText(err: unknown): string {
+  const message = (err instanceof Error ? err.message : String(err)).trim();
+  if (DistillError.is(err)) return message;
+  return `Nothing was stored: ${message.replace(/[.\s]+$/, '') || 'an unknown error'}.`;
 }
 
 /** The sessions this window talked in through `@knowledge`: their conversation turns and the model they used. In memory only. */
@@ -108,7 +118,8 @@ async function ask(run: DistillRun, client: LanguageClient, messages: vscode.Lan
   if (run.token.isCancellationRequested) throw cancelled();
   if (outcome.error && !outcome.text) {
     const e = outcome.error;
-    throw new DistillError('model-error', e instanceof vscode.LanguageModelError ? `The language model could not answer (${e.code}): ${e.message}` : `The language model could not answer: ${e.message}`);
+    const why = `${e instanceof vscode.LanguageModelError ? `${e.code}: ` : ''}${e.message}`.trim().replace(/[.\s]+$/, '');
+    throw new DistillError('model-error', `The language model could not answer (${why}), so nothing was stored.`);
   }
   return outcome.text;
 }
@@ -117,7 +128,7 @@ const noLog = { warn: () => undefined, info: () => undefined } as unknown as vsc
 
 /** Distils `run.turns` into inbox proposals; answers what the server stored and skipped. Throws DistillError. */
 export async function distillSession(client: LanguageClient, run: DistillRun): Promise<DistillSubmitResult> {
-  if (run.turns.length === 0) throw new DistillError('no-turns', 'This session has no conversation to distil yet.');
+  if (run.turns.length === 0) throw new DistillError('no-turns', 'This session has no conversation to distil yet, so nothing was stored.');
   run.report?.('Reading the conversation…');
   const decisions = await knownDecisions(client, run.sessionKey);
   if (run.token.isCancellationRequested) throw cancelled();
@@ -134,7 +145,7 @@ export async function distillSession(client: LanguageClient, run: DistillRun): P
     const again = await ask(run, client, [...messages, vscode.LanguageModelChatMessage.Assistant(first.slice(0, 1500) || '(empty)'), vscode.LanguageModelChatMessage.User(retryMessage(parsed.problem))]);
     parsed = parseDistillAnswer(again);
     if (!parsed.ok) {
-      throw new DistillError('malformed', `The model's answer could not be used, twice (${parsed.problem}). Nothing was stored; try again, or with another model.`);
+      throw new DistillError('malformed', malformedAnswerMessage(parsed.reason));
     }
   }
   if (run.token.isCancellationRequested) throw cancelled();

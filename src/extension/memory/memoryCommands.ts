@@ -1,4 +1,4 @@
-/** Memory commands (registered only when the flag is set): export, import, consolidate, forget a scope. */
+/** Memory commands (registered only when the flag is set): Remember… (rememberCommand.ts), export, import, consolidate, forget a scope. */
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import {
@@ -10,6 +10,7 @@ import {
   MemoryStatusRequest,
 } from '../../shared/memoryProtocol';
 import { MEMORY_TITLE_MAX, type MemoryScope } from '../../shared/memorySchemas';
+import { registerRememberCommand } from './rememberCommand';
 
 const SCOPES: { label: string; scope: MemoryScope; detail: string }[] = [
   { label: 'Project', scope: 'project', detail: '.knowledge/memory.jsonl — shared with your team through git' },
@@ -58,6 +59,7 @@ function failed(what: string, err: unknown): void {
 }
 
 export function registerMemoryCommands(context: vscode.ExtensionContext, client: LanguageClient): void {
+  registerRememberCommand(context, client);
   context.subscriptions.push(
     vscode.commands.registerCommand('sessionKnowledge.memory.export', async () => {
       const choice = await pickScope(client, 'Export which memory?');

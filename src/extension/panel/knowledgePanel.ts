@@ -43,6 +43,7 @@ import { PanelStateBuilder, errorMessage, inboxCounts, inboxPage, isMethodNotFou
 import { SeenStore } from './seenStore';
 import { blockBudget } from '../chat/knowledgeSend';
 import { exportFileName, scopeName } from '../memory/memoryCommands';
+import { rememberByHand } from '../memory/rememberCommand';
 
 export type { PanelHost } from './panelHost';
 
@@ -234,6 +235,7 @@ class KnowledgePanelProvider implements vscode.WebviewViewProvider, vscode.Dispo
         return null;
       },
       'memory/update': async (p) => changed(await client.sendRequest(MemoryUpdateRequest.type, p)),
+      'memory/remember': async (p) => changed(await rememberByHand(client, p)),
       'memory/approve': async (p) => changed(await client.sendRequest(MemoryApproveRequest.type, p)),
       'memory/flagWrong': async (p) => changed(await client.sendRequest(MemoryFlagWrongRequest.type, p)),
       'memory/consolidate': async (p) => changed(await client.sendRequest(MemoryConsolidateRequest.type, p)),

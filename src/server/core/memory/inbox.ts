@@ -19,6 +19,7 @@ import { isActive, zodToMemoryError } from './memoryScopes';
 import { fieldDiffs } from './textDiff';
 import { judge, toView } from './visibility';
 import { fromRepository } from './approvals';
+import { memorySource } from '../../../shared/memorySource';
 
 /**
  * A pending entry still waiting for a person, or a project entry approved only in the repository's file (with `st`:
@@ -74,6 +75,12 @@ function count(st: MemoryState, c: InboxCounts, e: StoredEntry): void {
     else if (kind === 'conflict') c.conflicts += 1;
   } else c.agentEntries += 1;
   if (fromRepository(st, e)) c.fromRepository = (c.fromRepository ?? 0) + 1;
+  else {
+    const source = memorySource({ provenance: e.provenance, proposal: proposalOf(e) });
+    const key = source === 'you' || source === 'legacy' ? 'agent' : source;
+    const by = (c.bySource ??= {});
+    by[key] = (by[key] ?? 0) + 1;
+  }
   if (judge(st, e).flagged) c.flagged += 1;
 }
 

@@ -19,9 +19,9 @@ import type { MemoryState } from './memoryState';
 import { isActive, zodToMemoryError } from './memoryScopes';
 import { findSecret } from './secrets';
 import { judge } from './visibility';
+// The identity synced entries are stamped with (provenance), when they carry no approver; the panel names them "from sync" by it.
+import { SYNC_IDENTITY } from '../../../shared/memorySource';
 
-/** The identity synced entries are stamped with (provenance), when they carry no approver. */
-const SYNC_IDENTITY = 'settings-sync';
 
 function toSynced(e: StoredEntry): Omit<SyncedEntry, 'history'> {
   return {
