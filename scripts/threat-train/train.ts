@@ -6,6 +6,8 @@
  *   npm run train:threat            (node --import tsx scripts/threat-train/train.ts)
  *   npm run train:threat -- --out FILE       write weights.ts as FILE and threat-model.bin beside it (the unit test compares them)
  *   npm run train:threat -- --dump-cv FILE   also write each line's held-out cross-validation score to FILE (JSONL)
+ *   npm run train:threat -- --config FILE    another configuration (experiments; the shipped model uses train.config.json)
+ *   SK_TRAIN_DEBUG=1 npm run train:threat    also print each candidate flag threshold with its attacks caught and false positives
  *
  * Reproducible: every input is checked in. `train.config.json` beside this script holds the seed, the
  * hyperparameters and the data: the corpus folders and labelled files (read in a fixed order) and the ATR test
@@ -21,7 +23,7 @@
  * intent of a flagged window.
  */
 import { readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
-import { deflateRawSync } from 'node:zlib';
+import { deflateRawSync, gunzipSync } from 'node:zlib';
 import { createHash } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -37,8 +39,6 @@ import { isUngated } from '../../src/server/core/threat/closerPolicy';
 import { seededRandom } from '../../test/helpers/hostile';
 
 const ROOT = resolve(process.cwd());
-const BUCKET_BITS = 18;
-const BUCKETS = 1 << BUCKET_BITS;
 const INTENT_BITS = 12;
 const INTENT_BUCKETS = 1 << INTENT_BITS;
 /** The intent model reads the hash bits above the main model's (fewer collisions between the two tables). */
@@ -50,6 +50,8 @@ const DATA_FILE = 'threat-model.bin';
 /** The checked-in training configuration (train.config.json): every key required, none other allowed. */
 const TrainConfigSchema = z.strictObject({
   seed: z.number().int(),
+  /** log2 of the main model's hashed feature buckets (its weights are that many bytes). */
+  bucketBits: z.number().int().min(12).max(22),
   /** The share of held-out benign lines the flag threshold may put above it. */
   targetFpr: z.number().min(0).max(1),
   epochs: z.number().int().positive(),
@@ -66,9 +68,16 @@ const TrainConfigSchema = z.strictObject({
   evalFormatSources: z.array(z.string()),
   /** ATR's rule test cases: the package and its exact version, which of them (`prompt-injection` attacks, `all`, `none`), their sample weight. */
   atr: z.strictObject({ package: z.literal('agent-threat-rules'), version: z.string(), cases: z.enum(['prompt-injection', 'all', 'none']), weight: z.number().positive() }),
+  /**
+   * Real text nobody wrote for a scanner ({text,source,kind,lang} passages: docs, changelogs, e-mails, logs, configs),
+   * gzipped JSONL relative to the repository: benign training lines, cross-validated by source (a source's passages
+   * are held out together), and their own false-positive budget `targetFpr` when the threshold and gates are chosen.
+   */
+  realText: z.strictObject({ files: z.array(z.string()), weight: z.number().positive(), targetFpr: z.number().min(0).max(1) }),
 });
-const CONFIG = TrainConfigSchema.parse(JSON.parse(readFileSync(join(__dirname, 'train.config.json'), 'utf8')));
-const { values: ARGS } = parseArgs({ options: { out: { type: 'string' }, 'dump-cv': { type: 'string' } } });
+const { values: ARGS } = parseArgs({ options: { out: { type: 'string' }, 'dump-cv': { type: 'string' }, config: { type: 'string' } } });
+const CONFIG = TrainConfigSchema.parse(JSON.parse(readFileSync(ARGS.config ? resolve(ARGS.config) : join(__dirname, 'train.config.json'), 'utf8')));
+const BUCKETS = 1 << CONFIG.bucketBits;
 const TARGET_FPR = CONFIG.targetFpr;
 const EPOCHS = CONFIG.epochs;
 const WARMUP = CONFIG.warmup;
@@ -88,6 +97,8 @@ interface Example {
   readonly source: string;
   /** Sample weight (default 1). */
   readonly weight?: number;
+  /** Real text (config.realText): the repository or corpus it came from, which decides its cross-validation fold. */
+  readonly realSource?: string;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -139,6 +150,13 @@ async function loadExamples(): Promise<Example[]> {
       const threat = r.label === 'threat';
       const intent = threat ? BUCKET_INTENT[String(r.bucket)] : undefined;
       out.push({ text: String(r.text), threat, ...(intent ? { intent } : {}), source: rel });
+    }
+  }
+  for (const rel of CONFIG.realText.files) {
+    const rows = gunzipSync(readFileSync(join(ROOT, rel))).toString('utf8').split('\n').filter((l) => l.trim());
+    for (const l of rows) {
+      const r = JSON.parse(l) as { text: string; source: string; kind: string };
+      out.push({ text: r.text, threat: false, source: `realtext/${r.kind}`, realSource: r.source, weight: CONFIG.realText.weight });
     }
   }
   try {
@@ -324,11 +342,17 @@ interface Held {
   readonly score: number;
 }
 
+/** A line's cross-validation fold: real text by its source (held out whole, as new text would be), the rest by position. */
+function foldOf(p: Prepared, i: number, folds: number): number {
+  if (p.ex.realSource === undefined) return i % folds;
+  return createHash('sha256').update(p.ex.realSource).digest().readUInt32BE(0) % folds;
+}
+
 function crossValidate(data: readonly Prepared[], folds: number): Held[] {
   const held: Held[] = [];
   for (let f = 0; f < folds; f++) {
-    const train = data.filter((_, i) => i % folds !== f);
-    const test = data.filter((_, i) => i % folds === f);
+    const train = data.filter((p, i) => foldOf(p, i, folds) !== f);
+    const test = data.filter((p, i) => foldOf(p, i, folds) === f);
     const m = trainBinary(train, SEED + f);
     for (const p of test) held.push({ p, score: maxWindowScore(p.lower, m.linear()) });
     console.error(`[train] fold ${f + 1}/${folds} done`);
@@ -380,19 +404,28 @@ function flaggedBy(h: Held, g: Gates): boolean {
  * the rule needs no corroboration; +∞ that it adds nothing worth its false positives).
  */
 function chooseGates(held: readonly Held[]): Gates {
-  const neg = held.filter((h) => !h.p.ex.threat).map((h) => h.score).sort((a, b) => b - a);
-  const flags = [0.001, 0.002, 0.003, 0.004, 0.005, 0.006, 0.008, 0.01].map((q) => (neg[Math.floor(neg.length * q)] ?? 0) + 1e-6);
-  const rows = held.map((h) => ({ threat: h.p.ex.threat, score: h.score, ...evidenceOf(h.p) }));
-  const benign = rows.filter((r) => !r.threat).length;
+  // candidate flag thresholds: the top quantiles of each benign pool's held-out scores (the corpora's and real text's)
+  const quantiles = (scores: number[]): number[] => {
+    const s = scores.sort((a, b) => b - a);
+    return s.length === 0 ? [] : [0.001, 0.002, 0.003, 0.004, 0.005, 0.006, 0.008, 0.01, 0.015, 0.02].map((q) => (s[Math.floor(s.length * q)] ?? 0) + 1e-6);
+  };
+  const benignHeld = held.filter((h) => !h.p.ex.threat);
+  const flags = [...new Set([...quantiles(benignHeld.filter((h) => h.p.ex.realSource === undefined).map((h) => h.score)), ...quantiles(benignHeld.filter((h) => h.p.ex.realSource !== undefined).map((h) => h.score))])].sort((a, b) => a - b);
+  const rows = held.map((h) => ({ threat: h.p.ex.threat, real: h.p.ex.realSource !== undefined, score: h.score, ...evidenceOf(h.p) }));
+  const benign = rows.filter((r) => !r.threat && !r.real).length;
+  // real text has its own budget: the corpora's benign lines were written beside the attacks, real text was not
+  const realBudget = Math.floor(rows.filter((r) => r.real).length * CONFIG.realText.targetFpr);
   const ids = [...new Set(rows.flatMap((r) => r.gated))].sort();
   let best: Gates = { flag: Infinity, gates: {} };
   let bestRecall = -1;
   for (const flag of flags) {
     const flagged = rows.map((r) => r.score >= flag || r.detector || r.policy);
-    let fp = rows.filter((r, i) => flagged[i] && !r.threat).length;
+    let fp = rows.filter((r, i) => flagged[i] && !r.threat && !r.real).length;
+    let realFp = rows.filter((r, i) => flagged[i] && r.real).length;
     let tp = rows.filter((r, i) => flagged[i] && r.threat).length;
     // the closer policy's false positives are the policy's (no threshold or gate can clear them): not the budget's
-    const budget = Math.floor(benign * TARGET_FPR) + rows.filter((r) => r.policy && !r.threat && !r.detector && r.score < flag).length;
+    const budget = Math.floor(benign * TARGET_FPR) + rows.filter((r) => r.policy && !r.threat && !r.real && !r.detector && r.score < flag).length;
+    const realCap = realBudget + rows.filter((r) => r.policy && r.real && !r.detector && r.score < flag).length;
     // a pattern rule is vetoed only where the model reads the text as plainly benign (below RULE_GATE_CAP): the
     // rules were written for the classic phrasings, which the corpora's security notes quote on purpose
     const gates: Record<string, number> = Object.fromEntries(ids.map((id) => [id, id.startsWith('intent.') ? Infinity : RULE_GATE_CAP]));
@@ -401,26 +434,29 @@ function chooseGates(held: readonly Held[]): Gates {
       if (flagged[i] || !r.gated.some((id) => r.score >= gates[id]!)) return;
       flagged[i] = true;
       if (r.threat) tp++;
+      else if (r.real) realFp++;
       else fp++;
     });
-    if (fp > budget) continue;
+    if (fp > budget || realFp > realCap) { if (process.env.SK_TRAIN_DEBUG) console.error(`[gates] flag ${flag.toFixed(3)} infeasible: fp ${fp}/${budget} real ${realFp}/${realCap}`); continue; }
     for (;;) {
       // the best single upgrade: one rule's gate lowered to one of the scores it fired at
-      let pick: { id: string; gate: number; dtp: number; dfp: number } | undefined;
+      let pick: { id: string; gate: number; dtp: number; dfp: number; dreal: number } | undefined;
       for (const id of ids) {
         const cands = rows.map((r, i) => (!flagged[i] && r.gated.includes(id) && r.score < gates[id]! ? r : undefined)).filter((r) => r !== undefined);
         const levels = [...new Set(cands.map((r) => r.score))].sort((a, b) => b - a);
         for (const level of [...levels.filter((l) => l >= floor(id)), floor(id)]) {
           let dtp = 0;
           let dfp = 0;
+          let dreal = 0;
           for (const r of cands) {
             if (r.score < level) continue;
             if (r.threat) dtp++;
+            else if (r.real) dreal++;
             else dfp++;
           }
-          if (dtp === 0 || fp + dfp > budget) continue;
-          const ratio = dtp / (dfp + 0.5);
-          if (!pick || ratio > pick.dtp / (pick.dfp + 0.5) || (ratio === pick.dtp / (pick.dfp + 0.5) && dtp > pick.dtp)) pick = { id, gate: level, dtp, dfp };
+          if (dtp === 0 || fp + dfp > budget || realFp + dreal > realCap) continue;
+          const ratio = dtp / (dfp + dreal + 0.5);
+          if (!pick || ratio > pick.dtp / (pick.dfp + pick.dreal + 0.5) || (ratio === pick.dtp / (pick.dfp + pick.dreal + 0.5) && dtp > pick.dtp)) pick = { id, gate: level, dtp, dfp, dreal };
         }
       }
       if (!pick) break;
@@ -430,6 +466,7 @@ function chooseGates(held: readonly Held[]): Gates {
       });
       tp += pick.dtp;
       fp += pick.dfp;
+      realFp += pick.dreal;
     }
     // then every gate goes as low as it can without flagging one more benign line: free on this data, and more
     // recall on text it has not seen (a rule that never fired on a benign line needs no corroboration at all)
@@ -439,6 +476,7 @@ function chooseGates(held: readonly Held[]): Gates {
       // the intent lexicons cost ~14 µs a text: they run only on the few texts the model reads as possibly hostile
       if (id.startsWith('intent.')) gates[id] = Math.max(gates[id]!, INTENT_GATE_FLOOR);
     }
+    if (process.env.SK_TRAIN_DEBUG) console.error(`[gates] flag ${flag.toFixed(3)} tp ${tp} fp ${fp}/${budget} real ${realFp}/${realCap}`);
     if (tp > bestRecall) {
       bestRecall = tp;
       best = { flag, gates };

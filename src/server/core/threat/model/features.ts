@@ -8,7 +8,9 @@
  *   `ignoriere`/`ignorieren`, `игнорируй`/`игнорировать`, `disregarding`/`disregard`);
  * - the pair of consecutive stems (`paste the`, `the contents`, `send to`);
  * - runs of punctuation up to four characters (`</`, `<|`, `|>`, `]:`, `---`), as one token each;
- * - CJK (Han, kana, Hangul): each character and each pair of consecutive characters (no spaces to split on).
+ * - CJK (Han, kana, Hangul): each character and each pair of consecutive characters (no spaces to split on);
+ * - a word holding a non-ASCII letter (and longer than three): its character trigrams too (subwords: inflections of
+ *   one stem and unsegmented scripts share features; ASCII words, which the fused keyword pass reads, get none).
  * Hashing is FNV-1a over UTF-16 code units with a different seed per kind; no string is allocated per token.
  * Pure module: no `vscode`, no language-server imports.
  */
@@ -24,6 +26,7 @@ export const SEED_WORD = 0x811c9dc5;
 export const SEED_STEM = 0x01000193;
 export const SEED_PUNCT = 0x2545f491;
 const SEED_CJK = 0x6c8e9cf5;
+const SEED_NGRAM = 0x3c6ef372;
 export const STEM_LEN = 5;
 export const PUNCT_MAX = 4;
 
@@ -147,17 +150,23 @@ export function features(text: string, from: number, to: number): number {
       let h = SEED_WORD;
       let stem = SEED_STEM;
       let len = 0;
+      let wide = false;
+      const wordStart = i;
       while (i < to) {
         const d = text.charCodeAt(i);
         if ((d < 0x80 ? ASCII_KIND[d]! : kindOf(d)) !== Kind.Word) break;
         const f = lower(d); // ASCII case folded here: ASCII text needs no lowercased copy
         h = step(h, f);
         if (len < STEM_LEN) stem = step(stem, f);
+        if (d >= 0x80) wide = true;
         len++;
         i++;
       }
       out[count++] = h;
       if (len > STEM_LEN) out[count++] = stem;
+      // a word with a non-ASCII letter also gives its character trigrams: morphology shared across inflections, and
+      // scripts written without spaces (Thai, Lao, Khmer) read as pieces rather than as one unseen word
+      if (wide && len > 3) for (let j = wordStart; j + 3 <= i; j++) out[count++] = step(step(step(SEED_NGRAM, lower(text.charCodeAt(j))), lower(text.charCodeAt(j + 1))), lower(text.charCodeAt(j + 2)));
       if (prevStem !== 0) out[count++] = mix(prevStem, stem);
       prevStem = stem;
       prevCjk = -1;
