@@ -18,6 +18,7 @@ import { Scheduler } from './scheduler';
 import { KnowledgeMeter } from './meter';
 import { ServerEvents } from './serverEvents';
 import { registerKnowledgeCommands, testConfirmations } from './knowledgeCommands';
+import { registerFlaggedRemedy } from './flaggedRemedy';
 import { registerSessionCommands } from './sessionCommands';
 import { MemoryController, memoryFlagSet } from './memory/memoryController';
 import { MemoryConfigureRequest, MemoryInboxCountRequest, MemorySyncPersonalRequest } from '../shared/memoryProtocol';
@@ -160,6 +161,7 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
     activeSessionPins,
     refresh,
   });
+  registerFlaggedRemedy(context, { client: lc, output, refresh });
 
   // ---- agents that are not ours: pins for all agents, Claude Code's hooks, MCP, Copilot's instruction file ----
   registerAgentPinCommands(context, { agentPins, items: () => tree.current, refresh });

@@ -48,6 +48,8 @@ export const FileFindingSchema = z.object({
   message: z.string(),
   start: z.number().int(),
   end: z.number().int(),
+  /** A finding on the file's name (its id read as words), not on its text: it has no line. */
+  inName: z.boolean().optional(),
 });
 export const JudgeFileResultSchema = z.object({
   id: z.string(),

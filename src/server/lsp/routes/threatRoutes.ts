@@ -27,6 +27,7 @@ import { MAX_KNOWLEDGE_BYTES, capKnowledgeText } from '../../core/notes/knowledg
 import { toReviewRecord, type Review } from '../../core/review/reviewStore';
 import { RULESET_VERSION, type ThreatFinding } from '../../core/threat/threatScanner';
 import { route } from '../routing';
+import { isNameFinding } from '../../core/threat/names';
 import { findingKey, findingLines, linesLabel, type FindingGroup } from '../../core/review/findingLines';
 import type { ServerContext } from './routeContext';
 import type { KnowledgeCore } from '../../core/knowledgeCore';
@@ -228,7 +229,7 @@ export function registerThreatRoutes(ctx: ServerContext): Diagnostics {
     // explained: why it is flagged, and what the learned stage vetoed
     const j = await (await ctx.judged()).judgeFile(p.id, true);
     if (!j) return null;
-    const plain = (f: ThreatFinding) => ({ ruleId: f.ruleId, category: f.category, severity: f.severity, message: f.message, start: f.start, end: f.end });
+    const plain = (f: ThreatFinding) => ({ ruleId: f.ruleId, category: f.category, severity: f.severity, message: f.message, start: f.start, end: f.end, ...(isNameFinding(f) ? { inName: true } : {}) });
     return {
       id: j.id,
       revision: j.revision,
