@@ -18,7 +18,7 @@ import { Scheduler } from './scheduler';
 import { KnowledgeMeter } from './meter';
 import { ServerEvents } from './serverEvents';
 import { registerKnowledgeCommands, testConfirmations } from './knowledgeCommands';
-import { registerFlaggedRemedy } from './flaggedRemedy';
+import { lastRemedyShown, registerFlaggedRemedy } from './flaggedRemedy';
 import { registerSessionCommands } from './sessionCommands';
 import { MemoryController, memoryFlagSet } from './memory/memoryController';
 import { MemoryConfigureRequest, MemoryInboxCountRequest, MemorySyncPersonalRequest } from '../shared/memoryProtocol';
@@ -301,6 +301,8 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
       chatHandler, scheduler, memory, guardedSettings: guarded, meter, distill, activeSession: () => activeSession, request: (method: string, params?: unknown) => lc.sendRequest(method, params),
       // The answers the next "are you sure?" pickers get (the web workbench's quick pick is not driven from here).
       confirmNext: (...answers: boolean[]) => void testConfirmations.push(...answers),
+      // What the last remedy confirmations showed (flaggedRemedy.ts): title, the confirm entry, the lines.
+      remedyShown: () => [...lastRemedyShown],
       // What the `sessionKnowledge.memoryFlag` context key was set to (VS Code has no API that reads one back).
       memoryFlag: flag,
       serverState: () => lc.state,

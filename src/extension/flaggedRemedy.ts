@@ -38,8 +38,8 @@ export interface RemovedLines {
   removed: { line: number; text: string }[];
 }
 
-/** The answer the last remedy confirmation showed (tests only: what the person was shown). */
-export const lastRemedyShown: { title: string; confirm: string; lines: string[] }[] = [];
+/** What the last remedy confirmations showed, and refusals (tests only: what the person was shown). */
+export const lastRemedyShown: { title: string; confirm: string; lines: string[]; refused?: string }[] = [];
 
 /** Asks with Cancel first and selected; the lines shown below the two choices are what the decision is about. */
 async function confirmWithLines(title: string, confirmLabel: string, detail: string, heading: string, lines: readonly { line: number; text: string }[]): Promise<boolean> {
@@ -77,6 +77,7 @@ export function registerFlaggedRemedy(context: vscode.ExtensionContext, deps: Fl
       await deps.refresh();
       return result;
     } catch (err) {
+      lastRemedyShown.push({ title: refused, confirm: '', lines: [], refused: (err as Error).message });
       void vscode.window.showWarningMessage(`${refused}: ${(err as Error).message}`);
       return undefined;
     }
@@ -103,7 +104,10 @@ export function registerFlaggedRemedy(context: vscode.ExtensionContext, deps: Fl
       for (const g of [...j.groups].reverse()) edit.delete(j.doc.uri, new vscode.Range(g.firstLine - 1, 0, g.lastLine, 0));
       if (!(await vscode.workspace.applyEdit(edit))) throw new Error(`VS Code did not apply the edit to ${id}.`);
       // Saved: the server judges the file on disk again, and the next message carries what is left.
-      if (!(await j.doc.save())) throw new Error(`${id} was edited but not saved: save it to send the rest.`);
+      // (false also when auto save got there first; in the web workbench the first save of a document just edited
+      // may answer false: the workbench's own save then writes it)
+      if (!(await j.doc.save()) && j.doc.isDirty) await vscode.workspace.save(j.doc.uri);
+      if (j.doc.isDirty) throw new Error(`${id} was edited but not saved: save it to send the rest.`);
       deps.output.appendLine(`Removed ${j.groups.map((g) => linesLabel(g)).join(', ')} from ${id} (${rules.join(', ')}).`);
       void vscode.window.showInformationMessage(`Removed ${count} from ${id} (${j.groups.map((g) => linesLabel(g)).join(', ')}). Undo in the editor brings them back.`, 'Open', 'Undo').then(async (choice) => {
         if (!choice) return;
