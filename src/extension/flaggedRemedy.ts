@@ -49,7 +49,7 @@ async function confirmWithLines(title: string, confirmLabel: string, detail: str
   if (testConfirmations.length > 0) return testConfirmations.shift()!;
   const cancel: vscode.QuickPickItem = { label: '$(close) Cancel', detail: 'Change nothing' };
   const confirm: vscode.QuickPickItem = { label: confirmLabel, detail };
-  const items: vscode.QuickPickItem[] = [cancel, confirm, { label: heading, kind: vscode.QuickPickItemKind.Separator }, ...lines.map((l) => ({ label: `${l.line}`, description: l.text || '(empty line)' }))];
+  const items: vscode.QuickPickItem[] = [cancel, confirm, { label: heading, kind: vscode.QuickPickItemKind.Separator }, ...lines.map((l) => ({ label: `${l.line}: ${l.text.replace(/\$\(/g, '$\u200b(')}` }))];
   const picked = await vscode.window.showQuickPick(items, { title, placeHolder: 'Cancel is selected: choose the second entry to go ahead', ignoreFocusOut: true, matchOnDescription: true });
   return picked === confirm;
 }
@@ -95,7 +95,7 @@ export function registerFlaggedRemedy(context: vscode.ExtensionContext, deps: Fl
         `Remove ${count} from ${id}?`,
         `$(trash) Remove ${count}`,
         `${j.groups.map(groupLabel).join('; ')}. The rest of the note stays and is judged again; Undo in the editor brings the lines back.`,
-        `The ${count} that will be removed (${rules.join(', ')})`,
+        'Removed',
         removed,
       );
       if (!ok) return undefined;
@@ -153,7 +153,7 @@ export function registerFlaggedRemedy(context: vscode.ExtensionContext, deps: Fl
         last
           ? `Clears ${target.rules.length === 1 ? 'this rule' : `these ${target.rules.length} rules`} (${rules}) for this exact content only; the note then reaches the model whole, as shown below. Any edit is judged again.`
           : `Clears ${rules} on ${target.label} only, for this exact content. Still withheld: ${withheldByLines(others)}; the note reaches the model once nothing stands.`,
-        last ? `The note as it will be sent to the model (${lineCount} lines)` : `The text this review lets through (${target.label})`,
+        last ? 'Sent to the model' : 'Let through',
         last ? numberedLines(j.text, 1, lineCount) : lines,
       );
       if (!ok) return undefined;
