@@ -221,7 +221,7 @@ for (const { name, theme } of [
         await deploy.getByRole('button', { name: /^Mark Deploy notes reviewed/ }).click();
         await pickRow('Mark Reviewed: clears').waitFor({ timeout: 30_000 });
         await page.keyboard.press('Enter');
-        await pickRow('Mark Reviewed: clears').waitFor({ state: 'detached', timeout: 10_000 });
+        await pickRow('Mark Reviewed: clears').waitFor({ state: 'hidden', timeout: 10_000 });
         await deploy.getByRole('button', { name: /^Mark Deploy notes reviewed/ }).click();
         await pickRow('Mark Reviewed: clears').click();
         const reviews = join(w.workspace, '.knowledge/reviews.json');
