@@ -46,8 +46,8 @@ function lineStarts(text: string): number[] {
   return starts;
 }
 
-/** The 0-based line holding `offset`. */
-function lineAt(starts: readonly number[], offset: number): number {
+/** The 0-based line holding `offset` (`starts`: where each line starts). */
+export function lineAt(starts: readonly number[], offset: number): number {
   let lo = 0;
   let hi = starts.length - 1;
   while (lo < hi) {

@@ -28,7 +28,7 @@ import { toReviewRecord, type Review } from '../../core/review/reviewStore';
 import { RULESET_VERSION, type ThreatFinding } from '../../core/threat/threatScanner';
 import { route } from '../routing';
 import { isNameFinding } from '../../core/threat/names';
-import { findingKey, findingLines, linesLabel, type FindingGroup } from '../../core/review/findingLines';
+import { findingKey, findingLines, lineAt, linesLabel, type FindingGroup } from '../../core/review/findingLines';
 import type { ServerContext } from './routeContext';
 import type { KnowledgeCore } from '../../core/knowledgeCore';
 
@@ -65,14 +65,8 @@ const ExecuteMarkReviewedRequest = defineRequest(
 
 /** Offsets → LSP positions for one text. */
 function positionAt(lineStarts: number[], offset: number): { line: number; character: number } {
-  let lo = 0;
-  let hi = lineStarts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (lineStarts[mid]! <= offset) lo = mid;
-    else hi = mid - 1;
-  }
-  return { line: lo, character: offset - lineStarts[lo]! };
+  const line = lineAt(lineStarts, offset);
+  return { line, character: offset - lineStarts[line]! };
 }
 
 /** What a diagnostic carries of its finding's group, for its per-finding quick fix. */
