@@ -17,15 +17,13 @@ function flaggedItemCard(f: FlaggedItemView, warning: string): HTMLElement {
   actions.append(
     button('Edit', { icon: 'go-to-file', secondary: true, action: 'item-open', label: `Edit ${f.title} (opens the file)` }),
     ...(f.repositoryReviewedBy !== undefined ? [button("Accept the repository's review", { icon: 'pass', secondary: true, action: 'item-accept-review', label: `Accept ${f.repositoryReviewedBy}'s review of ${f.title} from the repository` })] : []),
-    button('Mark reviewed', { icon: 'pass', secondary: true, action: 'item-reviewed', label: `Mark ${f.title} reviewed — not a threat` }),
+    button('Remove the flagged lines…', { icon: 'trash', secondary: true, action: 'item-remove-lines', label: `Remove the flagged lines of ${f.title} (shows them first)` }),
+    button('Mark reviewed…', { icon: 'pass', secondary: true, action: 'item-reviewed', label: `Mark ${f.title} reviewed — not a threat, one finding at a time (shows the text it lets through)` }),
     button('Forget', { icon: 'trash', secondary: true, action: 'item-forget', label: `Forget ${f.title} (delete the file)` }),
   );
   card.append(actions);
   if (part && part.kind === 'forget') {
     card.append(h('div', { class: 'inline confirm', role: 'alertdialog', 'aria-label': `Delete ${f.title}?` }, h('p', {}, `Delete ${f.id} from disk? This cannot be undone from the panel.`), h('div', { class: 'actions' }, button('Delete file', { icon: 'trash', action: 'item-forget-confirm', label: `Confirm: delete ${f.id}` }), button('Cancel', { secondary: true, action: 'inline-cancel' }))));
-  }
-  if (part && part.kind === 'flagWrong') {
-    card.append(h('div', { class: 'inline confirm', role: 'alertdialog', 'aria-label': `Mark ${f.title} reviewed?` }, h('p', {}, 'It will reach the agent again, for this exact content only; any edit is judged again.'), h('div', { class: 'actions' }, button('Mark reviewed', { icon: 'pass', action: 'item-reviewed-confirm', label: `Confirm: mark ${f.id} reviewed` }), button('Cancel', { secondary: true, action: 'inline-cancel' }))));
   }
   return card;
 }

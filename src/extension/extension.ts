@@ -18,6 +18,7 @@ import { Scheduler } from './scheduler';
 import { KnowledgeMeter } from './meter';
 import { ServerEvents } from './serverEvents';
 import { registerKnowledgeCommands, testConfirmations } from './knowledgeCommands';
+import { lastRemedyShown, registerFlaggedRemedy } from './flaggedRemedy';
 import { registerSessionCommands } from './sessionCommands';
 import { MemoryController, memoryFlagSet } from './memory/memoryController';
 import { MemoryConfigureRequest, MemoryInboxCountRequest, MemorySyncPersonalRequest } from '../shared/memoryProtocol';
@@ -165,6 +166,7 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
     activeSessionPins,
     refresh,
   });
+  registerFlaggedRemedy(context, { client: lc, output, refresh });
 
   // "Pin…": This chat (named), Next chat, All agents — the choice remembered in this window's workspace state.
   registerPinTargets(context, {
@@ -314,6 +316,8 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
       // The targets the next "Pin…" questions get (the web workbench's quick pick is not driven from here).
       pinTargetNext: (...targets: ('thisChat' | 'nextChat' | 'allAgents')[]) => void testPinTargets.push(...targets),
       workspaceState: (key: string) => context.workspaceState.get(key),
+      // What the last remedy confirmations showed (flaggedRemedy.ts): title, the confirm entry, the lines.
+      remedyShown: () => [...lastRemedyShown],
       // What the `sessionKnowledge.memoryFlag` context key was set to (VS Code has no API that reads one back).
       memoryFlag: flag,
       serverState: () => lc.state,

@@ -1,5 +1,5 @@
 /**
- * Commands on notes, plans and pins: create, pin and unpin (next chat, active session), mark reviewed,
+ * Commands on notes, plans and pins: create, pin and unpin (next chat, active session), accept the repository's reviews,
  * refresh, store health. Each works from the tree, the editor title, the Explorer and the keyboard alone.
  */
 import * as vscode from 'vscode';
@@ -8,7 +8,6 @@ import {
   AcceptRepositoryReviewRequest,
   AcceptRepositoryReviewsRequest,
   CreateItemRequest,
-  MarkReviewedRequest,
   RepositoryReviewsRequest,
   ReindexRequest,
   StatsRequest,
@@ -129,20 +128,7 @@ export function registerKnowledgeCommands(context: vscode.ExtensionContext, deps
       if (!refs) return undefined;
       return updateDraft({ remove: refs });
     }),
-    vscode.commands.registerCommand('sessionKnowledge.markReviewed', async (id?: string, revision?: string) => {
-      if (typeof id !== 'string' || typeof revision !== 'string') return undefined;
-      const ok = await confirmSafely(
-        `Mark ${id} as reviewed — not a threat?`,
-        '$(check) Mark Reviewed',
-        'It will reach the agent again, for this exact content only; any edit is judged again.',
-      );
-      if (!ok) return undefined;
-      return attempt('Not marked', async () => {
-        const review = await lc.sendRequest(MarkReviewedRequest.type, { id, revision });
-        vscode.window.setStatusBarMessage(`$(check) ${id} marked reviewed (${review.rules.join(', ')})`, 5000);
-        return review;
-      });
-    }),
+    // sessionKnowledge.markReviewed (per finding) and removeFlaggedLines: flaggedRemedy.ts.
     // The repository's review (the team's record in .knowledge/reviews.json) counts for this person only once accepted.
     vscode.commands.registerCommand('sessionKnowledge.acceptRepositoryReview', async (id?: string, revision?: string) => {
       if (typeof id !== 'string' || typeof revision !== 'string') return vscode.commands.executeCommand('sessionKnowledge.acceptRepositoryReviews');

@@ -106,8 +106,13 @@ export const PanelParamsSchemas = {
   'inbox/mergeTargets': z.object({ id: MemoryId, query: z.string().max(500).optional() }).strict(),
   /** Open a note or plan in the editor (the panel's "edit" for files). */
   'item/open': z.object({ id: Id }).strict(),
-  /** "Reviewed — not a threat" for exactly this revision of a note or plan. */
+  /**
+   * "Reviewed — not a threat", per finding, for exactly this revision of a note or plan: the host asks in VS Code (which
+   * finding, the text it lets through, the rules it clears) and answers once the person decided.
+   */
   'item/markReviewed': z.object({ id: Id, revision: Revision }).strict(),
+  /** Remove the flagged lines of a note or plan: the host shows the lines, asks, and edits the note (Undo in the editor). */
+  'item/removeFlaggedLines': z.object({ id: Id, revision: Revision }).strict(),
   'item/acceptRepositoryReview': z.object({ id: Id, revision: Revision }).strict(),
   /** Delete a note or plan file (the webview asked the person to confirm first). */
   'item/forget': z.object({ id: Id }).strict(),
@@ -300,6 +305,7 @@ export interface PanelResults {
   'inbox/mergeTargets': MergeTarget[];
   'item/open': null;
   'item/markReviewed': null;
+  'item/removeFlaggedLines': null;
   'item/acceptRepositoryReview': null;
   'item/forget': null;
 }

@@ -5,12 +5,17 @@
 import { z } from 'zod';
 import { PinIdSchema } from './pinIdSchemas';
 
-export const MarkReviewedParamsSchema = z.object({ id: PinIdSchema, revision: z.string().regex(/^[0-9a-f]{64}$/) }).strict();
+const RevisionParamsSchema = z.object({ id: PinIdSchema, revision: z.string().regex(/^[0-9a-f]{64}$/) }).strict();
+/**
+ * Marks a file revision reviewed. `findings` (keys, `core/review/findingLines.ts` `findingKey`): a per-finding review
+ * that clears those findings only; absent: every finding of the revision (reviews made before reviews were per finding).
+ */
+export const MarkReviewedParamsSchema = RevisionParamsSchema.extend({ findings: z.array(z.string().min(1).max(4096)).min(1).max(1000).optional() }).strict();
 export type MarkReviewedParams = z.infer<typeof MarkReviewedParamsSchema>;
 
 /** This person accepts the repository's review of one file as it is now (`revision`) into their own record. */
-export const AcceptRepositoryReviewParamsSchema = MarkReviewedParamsSchema;
-export type AcceptRepositoryReviewParams = MarkReviewedParams;
+export const AcceptRepositoryReviewParamsSchema = RevisionParamsSchema;
+export type AcceptRepositoryReviewParams = z.infer<typeof RevisionParamsSchema>;
 /** The repository's reviews not yet accepted: of one folder (its name) or, without it, of every folder. */
 export const RepositoryReviewsParamsSchema = z.object({ folder: z.string().max(1000).optional() }).strict();
 export type RepositoryReviewsParams = z.infer<typeof RepositoryReviewsParamsSchema>;
@@ -27,6 +32,8 @@ export const ReviewRecordSchema = z.object({
   rules: z.array(z.string()),
   reviewedBy: z.string(),
   reviewedAt: z.string(),
+  /** A per-finding review: the findings it clears (`findingKey`); absent: every finding of the revision. */
+  findings: z.array(z.string()).optional(),
 });
 export type ReviewRecord = z.infer<typeof ReviewRecordSchema>;
 export interface RepositoryReviewsResult {
@@ -41,6 +48,8 @@ export const FileFindingSchema = z.object({
   message: z.string(),
   start: z.number().int(),
   end: z.number().int(),
+  /** A finding on the file's name (its id read as words), not on its text: it has no line. */
+  inName: z.boolean().optional(),
 });
 export const JudgeFileResultSchema = z.object({
   id: z.string(),

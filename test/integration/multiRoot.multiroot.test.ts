@@ -83,7 +83,7 @@ suite('a multi-root workspace: every folder indexed, pinned, scanned and deliver
     const api = await activateApi();
     const key = await api.sessions.create({ pins: { notes: ['infra/.knowledge/notes/deploy.md', 'docs/.knowledge/notes/handoff.md'], plans: [] } });
     const block = await api.delivery.resolvePending(key);
-    assert.match(block.text, /A pinned item was withheld: docs\/\.knowledge\/notes\/handoff\.md reads as an instruction/);
+    assert.match(block.text, /A pinned item was withheld: docs\/\.knowledge\/notes\/handoff\.md — lines? \d+(–\d+)? matched/);
     assert.doesNotMatch(block.text, /reveal your system prompt/);
     const handoff = vscode.Uri.file(join(folderPath('docs'), '.knowledge/notes/handoff.md'));
     const diagnostics = await waitFor(() => {

@@ -115,7 +115,7 @@ test('a flagged pinned note is withheld: its text never reaches stdout, the bloc
   assert.equal(r.code, 0);
   assert.ok(!r.out.includes(FLAGGED), r.out);
   assert.ok(!r.out.includes('reveal your system prompt'));
-  assert.match(r.out, /A pinned item was withheld: \.knowledge\/notes\/bad\.md reads as an instruction \(/);
+  assert.match(r.out, /A pinned item was withheld: \.knowledge\/notes\/bad\.md — lines? \d+(–\d+)? matched /);
   assert.match(r.out, /Use pnpm/);
   // Editing the flagged note into something clean: re-sent with its text.
   writeFileSync(join(t.workspace, '.knowledge/notes/bad.md'), '# Tips\nRun the linter before pushing.\n');

@@ -163,13 +163,13 @@ test('a flagged file is never skipped: newly pinned, or a pinned file edited to 
   t.started('s');
   t.pin('.knowledge/notes/setup.md', '.knowledge/notes/bad.md');
   const added = t.prompt('s');
-  assert.match(added.out, /A pinned item was withheld: \.knowledge\/notes\/bad\.md reads as an instruction/);
+  assert.match(added.out, /A pinned item was withheld: \.knowledge\/notes\/bad\.md — lines? \d+(–\d+)? matched/);
   assert.ok(!added.out.includes(FLAGGED));
   assert.match(t.prompt('s').err, FAST);
   // A clean pinned file turned hostile: withheld on the next prompt, never sent.
   writeFileSync(join(t.workspace, '.knowledge/notes/setup.md'), `# Setup\n${FLAGGED}\n`);
   const edited = t.prompt('s');
-  assert.match(edited.out, /A pinned item was withheld: \.knowledge\/notes\/setup\.md reads as an instruction/);
+  assert.match(edited.out, /A pinned item was withheld: \.knowledge\/notes\/setup\.md — lines? \d+(–\d+)? matched/);
   assert.ok(!edited.out.includes(FLAGGED));
 });
 
@@ -204,7 +204,7 @@ test('a witness of another build (another rule set) is not trusted: the full hoo
   forge('another build');
   const p = t.prompt('s');
   assert.match(p.err, /trace: full path \(the code changed\)/);
-  assert.match(p.out, /A pinned item was withheld: \.knowledge\/notes\/bad\.md reads as an instruction/);
+  assert.match(p.out, /A pinned item was withheld: \.knowledge\/notes\/bad\.md — lines? \d+(–\d+)? matched/);
   assert.ok(!p.out.includes(FLAGGED));
 });
 

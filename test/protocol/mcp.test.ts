@@ -110,7 +110,7 @@ test('flag unset: initialize, tools/list shows knowledge_context alone, the bloc
   const block = textOf(await client.callTool({ name: 'knowledge_context', arguments: {} }));
   assert.match(block, /<knowledge-untrusted nonce="[0-9a-f]{24}">/);
   assert.ok(block.includes('Run npm ci before anything else.'), 'the clean pinned note is in the block');
-  assert.match(block, /A pinned item was withheld: \.knowledge\/notes\/helpful\.md reads as an instruction \(.*override\.ignore-instructions/);
+  assert.match(block, /A pinned item was withheld: \.knowledge\/notes\/helpful\.md — lines? \d+(–\d+)? matched .*override\.ignore-instructions/);
   assert.ok(!block.includes(ATTACK));
 
   // Pins given in the call: compiled instead of the agent pins.

@@ -232,7 +232,10 @@ test('Neovim (a client nobody here wrote) gets the warning on the exact span, ru
     assert.equal(action.kind, 'quickfix');
     assert.equal(action.command.command, SERVER_COMMAND);
     const revision = createHash('sha256').update(readFileSync(flagged)).digest('hex');
-    assert.deepEqual(action.command.arguments, [FLAGGED_ID, revision]);
+    // Per finding: the findings on the diagnostic's lines (rule and span), third.
+    assert.deepEqual(action.command.arguments.slice(0, 2), [FLAGGED_ID, revision]);
+    const keys = (action.command.arguments as unknown as [string, string, string[]])[2];
+    assert.deepEqual([...keys.map((k) => k.split('@')[0])].sort(), [...new Set(expected.map((e) => e.code))].sort(), 'every rule on its lines');
     assert.equal(result.executed?.err, undefined, `executeCommand answered without error: ${JSON.stringify(result.executed)}`);
     assert.equal(result.executed?.result?.id, FLAGGED_ID);
 

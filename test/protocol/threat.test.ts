@@ -24,7 +24,7 @@ test('a flagged pinned note is withheld from the block with one line naming it a
   const block = await c.sendRequest(ResolvePendingRequest.type, { key });
   assert.ok(!block.text.includes('Ignore all previous instructions'), 'the attack never reaches the block');
   assert.ok(!block.text.includes('evil.example'));
-  assert.match(block.text, /A pinned item was withheld: \.knowledge\/notes\/deploy\.md reads as an instruction \([a-z.-]+/);
+  assert.match(block.text, /A pinned item was withheld: \.knowledge\/notes\/deploy\.md — line 5 matched [a-z.-]+/);
   assert.ok(block.text.includes('Always run npm test before committing.'), 'bossy but legitimate notes go through');
   assert.deepEqual(block.items.map((i) => i.state), ['withheld', 'ok']);
 
@@ -61,13 +61,19 @@ test('diagnostics mark the span with the rule; the code action marks it reviewed
   assert.equal(diagnostics.get(cleanUri)?.diagnostics.length ?? 0, 0, 'no warning on the clean note');
 
   const actions = await c.sendRequest(CodeActionRequest.type, { textDocument: { uri }, range: first.range, context: { diagnostics: published.diagnostics } });
-  assert.ok(Array.isArray(actions) && actions.length === 1);
-  const action = actions[0] as unknown as { title: string; command: { command: string; arguments: [string, string] } };
-  assert.match(action.title, /Mark as reviewed — not a threat/);
+  // Two remedies: review this finding (its lines, every rule it clears), or remove the flagged lines.
+  assert.ok(Array.isArray(actions) && actions.length === 2);
+  const action = actions[0] as unknown as { title: string; command: { command: string; arguments: [string, string, string[]] } };
+  assert.match(action.title, /^Mark as reviewed — not a threat: line 5 \(/);
+  for (const d of published.diagnostics) assert.ok(action.title.includes(String(d.code)), `the title names ${String(d.code)}`);
   assert.equal(action.command.command, 'sessionKnowledge.markReviewed');
-  const [id, revision] = action.command.arguments;
+  const [id, revision, findings] = action.command.arguments;
+  assert.equal(findings.length, published.diagnostics.length, 'it reviews the findings on its lines');
+  const remove = actions[1] as unknown as { title: string; command: { command: string; arguments: [string, string] } };
+  assert.equal(remove.title, 'Remove the flagged lines…');
+  assert.deepEqual(remove.command, { title: 'Remove the flagged lines…', command: 'sessionKnowledge.removeFlaggedLines', arguments: [id, revision] });
 
-  const review = await c.sendRequest(MarkReviewedRequest.type, { id, revision });
+  const review = await c.sendRequest(MarkReviewedRequest.type, { id, revision, findings });
   assert.equal(review.id, '.knowledge/notes/deploy.md');
   assert.ok(review.rules.length > 0 && review.reviewedBy && review.reviewedAt);
   const stored = JSON.parse(readFileSync(join(d.workspace, '.knowledge/reviews.json'), 'utf8')) as { reviews: { contentHash: string; rulesetVersion: string }[] };

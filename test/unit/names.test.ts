@@ -60,7 +60,7 @@ test('a note whose file name reads as an instruction: withheld without its name,
 
   const block = await core.sessionService.compile(['.knowledge/notes/setup.md', id]);
   assert.match(block.text, /--- Pinned note: \.knowledge\/notes\/setup\.md ---/);
-  assert.match(block.text, /A pinned item was withheld: \(a note whose name is withheld\) its name reads as an instruction \(/);
+  assert.match(block.text, /A pinned item was withheld: \(a note whose name is withheld\) — its name reads as an instruction \(/);
   assert.doesNotMatch(block.text, /reveal the system prompt/i, 'the name never reaches the model');
   assert.doesNotMatch(block.text, /The build uses pnpm/);
   assert.deepEqual(block.items.map((i) => [i.state, i.nameWithheld ?? false]), [['ok', false], ['withheld', true]]);

@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 import { sessionRetentionDays } from '../retention';
 import { ResponseError } from 'vscode-languageclient/node';
-import { ListItemsRequest, AcceptRepositoryReviewRequest, MarkReviewedRequest, UpdateDraftPinsRequest, UpdateSessionPinsRequest } from '../../shared/protocol';
+import { ListItemsRequest, AcceptRepositoryReviewRequest, UpdateDraftPinsRequest, UpdateSessionPinsRequest } from '../../shared/protocol';
 import {
   MemoryApproveRequest,
   MemoryConsolidateRequest,
@@ -297,8 +297,13 @@ class KnowledgePanelProvider implements vscode.WebviewViewProvider, vscode.Dispo
         await vscode.window.showTextDocument(vscode.Uri.file(item.path), { preview: false });
         return null;
       },
+      // Per finding, asked in VS Code (flaggedRemedy.ts): which finding, the text it lets through, the rules it clears.
       'item/markReviewed': async (p) => {
-        await client.sendRequest(MarkReviewedRequest.type, p);
+        await vscode.commands.executeCommand('sessionKnowledge.markReviewed', p.id, p.revision);
+        return changed(null);
+      },
+      'item/removeFlaggedLines': async (p) => {
+        await vscode.commands.executeCommand('sessionKnowledge.removeFlaggedLines', p.id, p.revision);
         return changed(null);
       },
       'item/acceptRepositoryReview': async (p) => {

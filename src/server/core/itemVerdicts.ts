@@ -13,6 +13,7 @@ import { ThreatModelUnavailableError } from './threat/model/classifier';
 import type { NameFinding } from './threat/names';
 import { RULESET_VERSION, type ThreatFinding } from './threat/threatScanner';
 import type { WorkspaceRoots } from './workspaceRoots';
+import { findingKey, standingAfter } from './review/findingLines';
 
 /** A file revision as judged: what diagnostics, the panel and MCP show. */
 export interface FileJudgement {
@@ -117,7 +118,9 @@ export class ItemVerdicts {
   /** Findings that stand for this text of `id` now (a matching review in the item's folder clears them). Scanned on every read. */
   judge(id: string, text: string, revision: string, replayed = false): readonly ThreatFinding[] {
     const reviews = this.reviewsOf(id);
-    return judge({ kind: id ? 'file' : 'text', id, text, revision, ...(id ? { name: id } : {}), ...(reviews ? { reviews } : {}), replayed }, { scan: this.scan }).findings;
+    const verdict = judge({ kind: id ? 'file' : 'text', id, text, revision, ...(id ? { name: id } : {}), ...(reviews ? { reviews } : {}), replayed }, { scan: this.scan });
+    // Per-finding reviews clear their findings only (the revision judged: a replayed section may be the file's own text).
+    return standingAfter(verdict.findings, verdict.clearance as Clearance | undefined);
   }
 
   /** The repository's review of this revision that this person has not accepted (shown beside the findings it would clear). */
@@ -147,8 +150,11 @@ export class ItemVerdicts {
     // person's record); `repositoryReview`: the team's record alone, shown as "reviewed by <name> in the repository".
     const asReview = (c: Clearance): Review =>
       c.team ? { ...c.team, id: check.id } : { id: check.id, contentHash: revision, rulesetVersion: RULESET_VERSION, rules: c.personal?.rules ?? [], reviewedBy: c.personal?.by ?? '', reviewedAt: c.personal?.at ?? '' };
-    const review = clearance?.cleared ? asReview(clearance) : undefined;
-    const repositoryReview = clearance && !clearance.cleared && clearance.team ? { ...clearance.team, id: check.id } : undefined;
+    // Per-finding reviews clear their findings only; when they cleared every one, they are the review shown.
+    const findings = standingAfter(verdict.findings, clearance);
+    const oneByOne = !clearance?.cleared && findings.length === 0 && verdict.allFindings.length > 0;
+    const review = clearance?.cleared ? asReview(clearance) : oneByOne ? { id: check.id, contentHash: revision, rulesetVersion: RULESET_VERSION, rules: verdictRules({ findings: verdict.allFindings }), reviewedBy: '', reviewedAt: '', findings: verdict.allFindings.map(findingKey) } : undefined;
+    const repositoryReview = clearance && !clearance.cleared && !oneByOne && clearance.team ? { ...clearance.team, id: check.id } : undefined;
     return {
       id: check.id,
       folder: check.folder.name,
@@ -156,7 +162,7 @@ export class ItemVerdicts {
       revision,
       text,
       truncated,
-      findings: verdict.findings,
+      findings,
       allFindings: verdict.allFindings,
       ...(review ? { review } : {}),
       ...(repositoryReview ? { repositoryReview } : {}),
@@ -206,8 +212,11 @@ export class ItemVerdicts {
     return chosen;
   }
 
-  /** Records "reviewed — not a threat" for exactly this revision under the current rule set, in the file's folder. */
-  async markReviewed(id: string, revision: string): Promise<Review> {
+  /**
+   * Records "reviewed — not a threat" for exactly this revision under the current rule set, in the file's folder.
+   * `findings` (keys of findings of this revision): a per-finding review, clearing those only.
+   */
+  async markReviewed(id: string, revision: string, findings?: readonly string[]): Promise<Review> {
     if (this.folders.all.length === 0) throw new Error('Open a folder first: reviews are kept in its .knowledge/ folder.');
     const judged = await this.judgeFile(id);
     if (!judged) throw new Error(`${id} cannot be read.`);
@@ -215,7 +224,10 @@ export class ItemVerdicts {
     if (judged.allFindings.length === 0) throw new Error(`${id} is not flagged.`);
     const check = this.folders.check(judged.id);
     if (!check.ok) throw new Error(`${id} cannot be read.`);
-    const review = await check.folder.reviews.markReviewed({ id: check.rel, contentHash: revision, rulesetVersion: RULESET_VERSION, rules: [...new Set(judged.allFindings.map((f) => f.ruleId))] });
+    const named = findings ? judged.allFindings.filter((f) => findings.includes(findingKey(f))) : judged.allFindings;
+    if (findings && named.length !== new Set(findings).size) throw new Error(`${id} has no such finding now; look at it again before marking it reviewed.`);
+    const one = findings ? { findings: [...new Set(findings)] } : {};
+    const review = await check.folder.reviews.markReviewed({ id: check.rel, contentHash: revision, rulesetVersion: RULESET_VERSION, rules: [...new Set(named.map((f) => f.ruleId))], ...one });
     await this.refresh([judged.id]);
     return { ...review, id: judged.id };
   }

@@ -227,8 +227,8 @@ export class KnowledgeCore {
   }
 
   /** Records "reviewed — not a threat" for exactly this revision under the current rule set, in the file's folder. */
-  markReviewed(id: string, revision: string): Promise<Review> {
-    return this.verdicts.markReviewed(id, revision);
+  markReviewed(id: string, revision: string, findings?: readonly string[]): Promise<Review> {
+    return this.verdicts.markReviewed(id, revision, findings);
   }
 
   /** Creates a note or plan in `folder` (a folder's name; the first folder when omitted). */

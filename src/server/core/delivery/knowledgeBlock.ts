@@ -16,11 +16,15 @@ import { isNameFinding } from '../threat/names';
 import { MAX_KNOWLEDGE_BYTES, TRUNCATED_LINE } from '../notes/knowledgeFile';
 import { RevisionReader } from '../notes/revisionReader';
 import { pinKind } from '../notes/pinKind';
+import { findingLines, withheldByLines } from '../review/findingLines';
 
 /** A finding as the block needs it; the scanner's findings carry more. */
 export interface BlockFinding {
   ruleId: string;
   category: string;
+  /** Its span in the text (half-open UTF-16), when the judge has it: the withheld notice names the lines. */
+  start?: number;
+  end?: number;
 }
 
 /** Scans text with the current rule set; `contentHash` (sha256 hex), when the caller has it, saves hashing again. */
@@ -142,9 +146,10 @@ export async function loadPinned(reader: PinnedFileReader, pins: readonly string
       if ('error' in read) return { id, kind, state: 'unavailable', revision: 'unavailable', text: '', reason: read.error, ...(judgeName(id).length > 0 ? { nameWithheld: true } : {}) };
       const findings = judge(id, read.text, read.revision);
       if (findings.length > 0) {
-        const rules = [...new Set(findings.map((f) => f.ruleId))];
         const named = findings.some(isNameFinding);
-        return { id, kind, state: 'withheld', revision: read.revision, text: '', findings, reason: `${named ? 'its name ' : ''}reads as an instruction (${rules.join(', ')})`, ...(named ? { nameWithheld: true } : {}) };
+        // By line number ("lines 12–13 matched exfil.secret-to-sink"): the model and the person see the same lines.
+        const reason = withheldByLines(findingLines(read.text, findings.map((f) => ({ ...f, inName: isNameFinding(f) }))));
+        return { id, kind, state: 'withheld', revision: read.revision, text: '', findings, reason, ...(named ? { nameWithheld: true } : {}) };
       }
       const text = read.truncated ? `${read.text}\n${TRUNCATED_LINE}` : read.text;
       return { id, kind, state: 'ok', revision: read.revision, text };
@@ -266,7 +271,7 @@ function compileInside(
       continue;
     }
     if (item.state === 'withheld') {
-      if (!add(`\n[A pinned item was withheld: ${id} ${g(item.reason ?? 'reads as an instruction')}. The user can review it in VS Code.]\n`)) budget.cutItems.push(shown);
+      if (!add(`\n[A pinned item was withheld: ${id} — ${g(item.reason ?? 'reads as an instruction')}. The user can review it in VS Code.]\n`)) budget.cutItems.push(shown);
       continue;
     }
     const header = `\n--- ${label}: ${id} ---\n`;

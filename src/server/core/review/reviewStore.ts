@@ -24,7 +24,7 @@ import { z } from 'zod';
 import { JsonDocument } from '../store/jsonDocument';
 import type { StoreProblem } from '../../../shared/schemas';
 import { ReviewRecordSchema, type ReviewRecord } from '../../../shared/reviewSchemas';
-import { UserTrustStore, type TrustRecord } from './userTrust';
+import { UserTrustStore, type NewTrustRecord, type TrustRecord } from './userTrust';
 import { agentSessionsPath, agentStateDir } from '../agents/agentSessions';
 import { defaultStoragePath, sessionsPath } from '../store/paths';
 import { realpathOrSelf } from '../pinPolicy';
@@ -62,7 +62,13 @@ export const knownStoragePaths = new Set<string>();
 
 /** Is this cleared, and by what. */
 export interface Clearance {
+  /** Every finding of the revision is cleared (a whole review). */
   cleared: boolean;
+  /**
+   * Findings cleared one by one (per-finding reviews: `findingLines.ts` `findingKey`), when not `cleared`: those
+   * findings no longer stand; any other finding of the revision still does.
+   */
+  findings?: ReadonlySet<string>;
   /** What cleared it: this person's record (self, accepted, migrated) or, with the scan flag only, the repository's. */
   by?: 'self' | 'accepted' | 'migrated' | 'repository';
   /** This person's record, when there is one. */
@@ -146,10 +152,14 @@ export class ReviewStore {
   /** The one answer to "is this cleared, and by what". */
   clearance(id: string, contentHash: string, rulesetVersion: string): Clearance {
     const team = this.find(id, contentHash, rulesetVersion);
-    const personal = this.trust.find({ kind: 'review', folder: this.workspaceFolder, id, revision: contentHash, rulesetVersion });
+    const key = { kind: 'review' as const, folder: this.workspaceFolder, id, revision: contentHash, rulesetVersion };
+    const personal = this.trust.find(key);
     if (personal) return { cleared: true, by: personal.how, personal, ...(team ? { team } : {}) };
-    if (team && this.acceptRepository) return { cleared: true, by: 'repository', team };
-    return { cleared: false, ...(team ? { team } : {}) };
+    if (team && this.acceptRepository && !team.findings) return { cleared: true, by: 'repository', team };
+    // Per-finding reviews clear their findings only: a finding not named in one still stands.
+    const own = this.trust.findingsReviewed(key);
+    const findings = team?.findings && this.acceptRepository ? new Set([...own, ...team.findings]) : own;
+    return { cleared: false, ...(findings.size > 0 ? { findings } : {}), ...(team ? { team } : {}) };
   }
 
   /** Whether findings on this content are cleared for this person (their own record; the repository's only with the scan flag). */
@@ -157,14 +167,25 @@ export class ReviewStore {
     return this.clearance(id, contentHash, rulesetVersion).cleared;
   }
 
-  /** This person marks it reviewed: their own record (what clears it) and the team's (what the repository shares). */
+  /**
+   * This person marks it reviewed: their own record (what clears it) and the team's (what the repository shares). With
+   * `findings`, a per-finding review: it clears those findings of this revision and no other.
+   */
   async markReviewed(review: Omit<ReviewRecord, 'reviewedBy' | 'reviewedAt'> & { reviewedBy?: string }): Promise<Review> {
     const record: Review = { ...review, reviewedBy: review.reviewedBy ?? currentUser(), reviewedAt: new Date().toISOString() };
-    await this.trust.add([{ kind: 'review', folder: this.workspaceFolder, id: record.id, revision: record.contentHash, rulesetVersion: record.rulesetVersion, how: 'self', by: record.reviewedBy, rules: record.rules, at: record.reviewedAt }]);
+    await this.trust.add(trustRecordsOf(this.workspaceFolder, record, 'self', record.reviewedAt));
     const doc = await this.doc.update((d) => {
-      // One review per (id, revision, rule set); older revisions of the same id stay as history.
-      d.reviews = d.reviews.filter((r) => !(r.id === record.id && r.contentHash === record.contentHash && r.rulesetVersion === record.rulesetVersion));
-      d.reviews.push(record);
+      // One review per (id, revision, rule set); older revisions of the same id stay as history. Per-finding reviews of
+      // one revision join in one record (a whole review stays whole).
+      const same = (r: Review) => r.id === record.id && r.contentHash === record.contentHash && r.rulesetVersion === record.rulesetVersion;
+      const before = d.reviews.find(same);
+      const findings = record.findings && before ? (before.findings ? [...new Set([...before.findings, ...record.findings])] : undefined) : record.findings;
+      const rules = before && record.findings ? [...new Set([...before.rules, ...record.rules])] : record.rules;
+      const joined: Review = { ...record, rules };
+      if (findings) joined.findings = findings;
+      else delete joined.findings;
+      d.reviews = d.reviews.filter((r) => !same(r));
+      d.reviews.push(joined);
     });
     this.reindex(doc);
     return record;
@@ -175,12 +196,18 @@ export class ReviewStore {
    * Reviews…" lists before accepting.
    */
   unaccepted(rulesetVersion?: string): Review[] {
-    return this.all.filter((r) => (rulesetVersion === undefined || r.rulesetVersion === rulesetVersion) && !this.trust.has({ kind: 'review', folder: this.workspaceFolder, id: r.id, revision: r.contentHash, rulesetVersion: r.rulesetVersion }));
+    return this.all.filter((r) => {
+      if (rulesetVersion !== undefined && r.rulesetVersion !== rulesetVersion) return false;
+      const key = { kind: 'review' as const, folder: this.workspaceFolder, id: r.id, revision: r.contentHash, rulesetVersion: r.rulesetVersion };
+      if (this.trust.has(key)) return false;
+      const own = this.trust.findingsReviewed(key);
+      return !r.findings || r.findings.some((f) => !own.has(f));
+    });
   }
 
   /** This person accepts team reviews into their own record (`accepted`, by the reviewer named there). Answers those accepted. */
   async accept(reviews: readonly Review[]): Promise<Review[]> {
-    await this.trust.add(reviews.map((r) => ({ kind: 'review' as const, folder: this.workspaceFolder, id: r.id, revision: r.contentHash, rulesetVersion: r.rulesetVersion, how: 'accepted' as const, by: r.reviewedBy, rules: r.rules })));
+    await this.trust.add(reviews.flatMap((r) => trustRecordsOf(this.workspaceFolder, r, 'accepted')));
     return [...reviews];
   }
 
@@ -194,10 +221,16 @@ export class ReviewStore {
         const at = Date.parse(r.reviewedAt);
         return r.reviewedBy === me && !Number.isNaN(at) && at < since.getTime();
       });
-      await this.trust.add(carried.map((r) => ({ kind: 'review' as const, folder: this.workspaceFolder, id: r.id, revision: r.contentHash, rulesetVersion: r.rulesetVersion, how: 'migrated' as const, by: r.reviewedBy, rules: r.rules, at: r.reviewedAt })));
+      await this.trust.add(carried.flatMap((r) => trustRecordsOf(this.workspaceFolder, r, 'migrated', r.reviewedAt)));
     }
     await this.trust.markMigrated(this.workspaceFolder);
   }
+}
+
+/** A review as this person's records: one for a whole review, one per finding for a per-finding review. */
+function trustRecordsOf(folder: string, r: Review, how: NewTrustRecord['how'], at?: string): NewTrustRecord[] {
+  const base = { kind: 'review' as const, folder, id: r.id, revision: r.contentHash, rulesetVersion: r.rulesetVersion, how, by: r.reviewedBy, rules: r.rules, ...(at ? { at } : {}) };
+  return r.findings ? r.findings.map((finding) => ({ ...base, finding })) : [base];
 }
 
 /** Whether this machine knew `folder` before `since`: a sessions store of it (agents' or VS Code's) last written before then. */
@@ -217,5 +250,5 @@ async function knownBefore(folder: string, since: Date): Promise<boolean> {
 
 /** The protocol's view of a review (without fields a newer version may have added on disk). */
 export function toReviewRecord(r: Review): ReviewRecord {
-  return { id: r.id, contentHash: r.contentHash, rulesetVersion: r.rulesetVersion, rules: r.rules, reviewedBy: r.reviewedBy, reviewedAt: r.reviewedAt };
+  return { id: r.id, contentHash: r.contentHash, rulesetVersion: r.rulesetVersion, rules: r.rules, reviewedBy: r.reviewedBy, reviewedAt: r.reviewedAt, ...(r.findings ? { findings: [...r.findings] } : {}) };
 }

@@ -12,7 +12,7 @@
  * Unforgeable by a repository: each record carries an HMAC-SHA256 under a 256-bit key made on first use (mode 0600)
  * that never leaves the machine; a record whose MAC does not verify (copied from elsewhere, edited by hand, made
  * with another key) is ignored and counted in `rejected`. Keyed by (kind, the folder's real path, id, content
- * revision, rule-set version): editing the text or a new rule set asks again, and a record made for one repository
+ * revision, rule-set version, and for a per-finding review the finding: its rule and span): editing the text or a new rule set asks again, and a record made for one repository
  * never clears the same path in another. Atomic, locked writes through `JsonDocument`. Pure Node, no `vscode`.
  */
 import { promises as fs } from 'node:fs';
@@ -25,6 +25,8 @@ import { realpathOrSelf } from '../pinPolicy';
 import type { StoreProblem } from '../../../shared/schemas';
 
 export const USER_TRUST_SCHEMA_VERSION = 1;
+
+const EMPTY: ReadonlySet<string> = new Set();
 
 /** A review clears threat findings on one content revision; an approval lets one memory revision reach a model. */
 export type TrustKind = 'review' | 'approval';
@@ -41,6 +43,11 @@ export interface TrustKey {
   revision: string;
   /** The rule set a review was made under; `''` for approvals (an approval is not a verdict on rules). */
   rulesetVersion?: string;
+  /**
+   * A per-finding review: the one finding it clears (`findingLines.ts` `findingKey`: rule and span in this revision).
+   * Absent: the whole revision (approvals, memory, reviews made before reviews were per finding).
+   */
+  finding?: string;
 }
 
 const TrustRecordSchema = z.looseObject({
@@ -54,6 +61,7 @@ const TrustRecordSchema = z.looseObject({
   by: z.string(),
   at: z.string(),
   rules: z.array(z.string()).optional(),
+  finding: z.string().optional(),
   mac: z.string(),
 });
 export type TrustRecord = z.infer<typeof TrustRecordSchema>;
@@ -81,6 +89,8 @@ export class UserTrustStore {
   readonly doc: JsonDocument<TrustDoc>;
   private key: Buffer | undefined;
   private index = new Map<string, TrustRecord>();
+  /** Per-finding reviews by their revision's key (without the finding): the findings cleared. */
+  private byRevision = new Map<string, Set<string>>();
   private loadedMtime = -1;
   /** Records on disk whose MAC did not verify (ignored). */
   rejected = 0;
@@ -103,6 +113,11 @@ export class UserTrustStore {
   }
 
   private static indexKey(k: TrustKey): string {
+    const base = UserTrustStore.revisionKey(k);
+    return k.finding === undefined ? base : `${base}\0${k.finding}`;
+  }
+
+  private static revisionKey(k: TrustKey): string {
     return [k.kind, UserTrustStore.folderKey(k.folder), k.id, k.revision, k.rulesetVersion ?? ''].join('\0');
   }
 
@@ -129,6 +144,8 @@ export class UserTrustStore {
 
   private mac(key: Buffer, r: Omit<TrustRecord, 'mac'>): string {
     const fields = [r.kind, r.folder, r.id, r.revision, r.rulesetVersion, r.how, r.by, r.at, ((r.rules as string[] | undefined) ?? []).join(',')];
+    // A per-finding review signs its finding too (a whole review's MAC is as before, so older records still verify).
+    if (typeof r.finding === 'string') fields.push(r.finding);
     return createHmac('sha256', key).update(JSON.stringify(fields)).digest('hex');
   }
 
@@ -140,6 +157,7 @@ export class UserTrustStore {
 
   private reindex(doc: TrustDoc, key: Buffer | undefined): void {
     const index = new Map<string, TrustRecord>();
+    const byRevision = new Map<string, Set<string>>();
     let rejected = 0;
     for (const r of doc.records) {
       if (!key || !this.verifies(key, r)) {
@@ -147,8 +165,14 @@ export class UserTrustStore {
         continue;
       }
       index.set(UserTrustStore.indexKey(r), r);
+      if (r.finding !== undefined) {
+        const base = UserTrustStore.revisionKey(r);
+        const set = byRevision.get(base) ?? new Set<string>();
+        byRevision.set(base, set.add(r.finding));
+      }
     }
     this.index = index;
+    this.byRevision = byRevision;
     this.rejected = rejected;
   }
 
@@ -184,6 +208,11 @@ export class UserTrustStore {
     return this.index.get(UserTrustStore.indexKey(k));
   }
 
+  /** The findings this person reviewed one by one on this revision (per-finding reviews; empty when none). */
+  findingsReviewed(k: Omit<TrustKey, 'finding'>): ReadonlySet<string> {
+    return this.byRevision.get(UserTrustStore.revisionKey(k)) ?? EMPTY;
+  }
+
   /** Every verified record of one folder (by real path). */
   ofFolder(folder: string): TrustRecord[] {
     const f = UserTrustStore.folderKey(folder);
@@ -210,6 +239,7 @@ export class UserTrustStore {
         by: n.by,
         at: n.at ?? new Date().toISOString(),
         ...(n.rules ? { rules: [...n.rules] } : {}),
+        ...(n.finding !== undefined ? { finding: n.finding } : {}),
       };
       return { ...base, mac: this.mac(key, base) };
     });

@@ -27,6 +27,8 @@ import { MAX_KNOWLEDGE_BYTES, capKnowledgeText } from '../../core/notes/knowledg
 import { toReviewRecord, type Review } from '../../core/review/reviewStore';
 import { RULESET_VERSION, type ThreatFinding } from '../../core/threat/threatScanner';
 import { route } from '../routing';
+import { isNameFinding } from '../../core/threat/names';
+import { findingKey, findingLines, lineAt, linesLabel, type FindingGroup } from '../../core/review/findingLines';
 import type { ServerContext } from './routeContext';
 import type { KnowledgeCore } from '../../core/knowledgeCore';
 
@@ -46,25 +48,30 @@ export const CLIENT_ACCEPT_REVIEW_COMMAND = 'sessionKnowledge.acceptRepositoryRe
 /** A generic client's: the server accepts the repository's review of `[id, revision]`. */
 export const SERVER_ACCEPT_REVIEW_COMMAND = 'sessionKnowledge.server.acceptRepositoryReview';
 
-/** `workspace/executeCommand` of the server's commands, arguments `[id, revision]` as the code action gives them. */
+/** The extension's command that shows the flagged lines and removes them from the note (it asks first). */
+export const CLIENT_REMOVE_FLAGGED_LINES_COMMAND = 'sessionKnowledge.removeFlaggedLines';
+
+/**
+ * `workspace/executeCommand` of the server's commands, arguments `[id, revision]` as the code action gives them, and
+ * for a per-finding review the findings' keys third.
+ */
 const ExecuteMarkReviewedRequest = defineRequest(
   'workspace/executeCommand',
   z.object({
     command: z.enum([SERVER_MARK_REVIEWED_COMMAND, SERVER_ACCEPT_REVIEW_COMMAND]),
-    arguments: z.tuple([MarkReviewedParamsSchema.shape.id, MarkReviewedParamsSchema.shape.revision]),
+    arguments: z.tuple([MarkReviewedParamsSchema.shape.id, MarkReviewedParamsSchema.shape.revision, MarkReviewedParamsSchema.shape.findings]),
   }),
 )<ReviewRecord>();
 
 /** Offsets → LSP positions for one text. */
 function positionAt(lineStarts: number[], offset: number): { line: number; character: number } {
-  let lo = 0;
-  let hi = lineStarts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (lineStarts[mid]! <= offset) lo = mid;
-    else hi = mid - 1;
-  }
-  return { line: lo, character: offset - lineStarts[lo]! };
+  const line = lineAt(lineStarts, offset);
+  return { line, character: offset - lineStarts[line]! };
+}
+
+/** What a diagnostic carries of its finding's group, for its per-finding quick fix. */
+function groupData(g: FindingGroup | undefined): { findings?: string[]; lines?: string; rules?: string[] } {
+  return g ? { findings: g.keys, lines: linesLabel(g), rules: g.rules } : {};
 }
 
 /** Diagnostics a file gets at most; past them one more diagnostic says how many were left out. */
@@ -78,6 +85,9 @@ export function findingsToDiagnostics(text: string, findings: readonly ThreatFin
   const lineStarts = [0];
   for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) lineStarts.push(i + 1);
   const shown = findings.slice(0, MAX_DIAGNOSTICS);
+  // Each finding's group (the findings on the lines it touches): what its quick fix reviews, named by line and rule.
+  const { groups } = findingLines(text, findings);
+  const groupOf = (f: ThreatFinding) => groups.find((g) => g.keys.includes(findingKey(f)));
   const out: Diagnostic[] = shown.map((f) => ({
     range: { start: positionAt(lineStarts, f.start), end: positionAt(lineStarts, Math.max(f.start, f.end)) },
     severity: DiagnosticSeverity.Warning,
@@ -86,7 +96,7 @@ export function findingsToDiagnostics(text: string, findings: readonly ThreatFin
     message: repositoryReview
       ? `${f.message} Withheld from the agent — reads as an instruction (${f.ruleId}). Reviewed by ${repositoryReview.reviewedBy} in the repository — not accepted by you.`
       : `${f.message} Withheld from the agent — reads as an instruction (${f.ruleId}). If this is intended, mark it reviewed.`,
-    data: { id, revision, ...(repositoryReview ? { repositoryReview: true } : {}) },
+    data: { id, revision, ...groupData(groupOf(f)), ...(repositoryReview ? { repositoryReview: true } : {}) },
   }));
   const more = findings.length - shown.length;
   if (more > 0) {
@@ -176,7 +186,7 @@ export function registerThreatRoutes(ctx: ServerContext): Diagnostics {
     const actions: CodeAction[] = [];
     for (const d of params.context.diagnostics) {
       if (d.source !== DIAGNOSTIC_SOURCE) continue;
-      const data = d.data as { id?: string; revision?: string; repositoryReview?: boolean } | undefined;
+      const data = d.data as { id?: string; revision?: string; repositoryReview?: boolean; findings?: string[]; lines?: string; rules?: string[] } | undefined;
       if (!data?.id || !data.revision) continue;
       if (data.repositoryReview) {
         actions.push({
@@ -186,22 +196,34 @@ export function registerThreatRoutes(ctx: ServerContext): Diagnostics {
           command: { title: "Accept the repository's review", command: ctx.client() === 'generic' ? SERVER_ACCEPT_REVIEW_COMMAND : CLIENT_ACCEPT_REVIEW_COMMAND, arguments: [data.id, data.revision] },
         });
       }
+      // Per finding: it reviews the findings on this diagnostic's lines, and names every rule it clears.
+      const one = data.findings && data.findings.length > 0;
       actions.push({
-        title: `Mark as reviewed — not a threat (${String(d.code)})`,
+        title: one ? `Mark as reviewed — not a threat: ${data.lines} (${(data.rules ?? []).join(', ')})…` : `Mark as reviewed — not a threat (${String(d.code)})`,
         kind: CodeActionKind.QuickFix,
         diagnostics: [d],
-        command: { title: 'Mark as reviewed', command: ctx.client() === 'generic' ? SERVER_MARK_REVIEWED_COMMAND : CLIENT_MARK_REVIEWED_COMMAND, arguments: [data.id, data.revision] },
+        command: { title: 'Mark as reviewed', command: ctx.client() === 'generic' ? SERVER_MARK_REVIEWED_COMMAND : CLIENT_MARK_REVIEWED_COMMAND, arguments: one ? [data.id, data.revision, data.findings] : [data.id, data.revision] },
       });
+      // The other remedy (the extension shows the exact lines, asks, and edits the note: Undo works).
+      if (ctx.client() !== 'generic') {
+        actions.push({
+          title: 'Remove the flagged lines…',
+          kind: CodeActionKind.QuickFix,
+          diagnostics: [d],
+          command: { title: 'Remove the flagged lines…', command: CLIENT_REMOVE_FLAGGED_LINES_COMMAND, arguments: [data.id, data.revision] },
+        });
+      }
+      // The actions of the first diagnostic at the cursor are enough.
+      break;
     }
-    // One action per document revision is enough (two when the repository has a review to accept).
-    return actions.slice(0, actions.length > 0 && actions[0]!.title.startsWith('Accept') ? 2 : 1);
+    return actions;
   });
 
   route(connection, JudgeFileRequest, async (p) => {
     // explained: why it is flagged, and what the learned stage vetoed
     const j = await (await ctx.judged()).judgeFile(p.id, true);
     if (!j) return null;
-    const plain = (f: ThreatFinding) => ({ ruleId: f.ruleId, category: f.category, severity: f.severity, message: f.message, start: f.start, end: f.end });
+    const plain = (f: ThreatFinding) => ({ ruleId: f.ruleId, category: f.category, severity: f.severity, message: f.message, start: f.start, end: f.end, ...(isNameFinding(f) ? { inName: true } : {}) });
     return {
       id: j.id,
       revision: j.revision,
@@ -224,18 +246,18 @@ export function registerThreatRoutes(ctx: ServerContext): Diagnostics {
   });
   /** Records a review in this person's own record (made here, or the repository's accepted), then tells the editors. */
   const clearing =
-    (record: (core: KnowledgeCore, id: string, revision: string) => Promise<Review>) =>
-    async (id: string, revision: string): Promise<ReviewRecord> => {
-      const r = await record(await ctx.judged(), id, revision);
+    (record: (core: KnowledgeCore, id: string, revision: string, findings?: string[]) => Promise<Review>) =>
+    async (id: string, revision: string, findings?: string[]): Promise<ReviewRecord> => {
+      const r = await record(await ctx.judged(), id, revision, findings);
       await publishFromDisk([r.id]);
       void connection.sendNotification(ItemsChangedNotification.type, { ids: [r.id] });
       return toReviewRecord(r);
     };
-  const markReviewed = clearing((core, id, revision) => core.markReviewed(id, revision));
-  route(connection, MarkReviewedRequest, (p) => markReviewed(p.id, p.revision));
+  const markReviewed = clearing((core, id, revision, findings) => core.markReviewed(id, revision, findings));
+  route(connection, MarkReviewedRequest, (p) => markReviewed(p.id, p.revision, p.findings));
   const acceptReview = clearing((core, id, revision) => core.verdicts.acceptRepositoryReview(id, revision));
   route(connection, AcceptRepositoryReviewRequest, (p) => acceptReview(p.id, p.revision));
-  route(connection, ExecuteMarkReviewedRequest, (p) => (p.command === SERVER_ACCEPT_REVIEW_COMMAND ? acceptReview(p.arguments[0], p.arguments[1]) : markReviewed(p.arguments[0], p.arguments[1])));
+  route(connection, ExecuteMarkReviewedRequest, (p) => (p.command === SERVER_ACCEPT_REVIEW_COMMAND ? acceptReview(p.arguments[0], p.arguments[1]) : markReviewed(p.arguments[0], p.arguments[1], p.arguments[2])));
   route(connection, RepositoryReviewsRequest, async (p) => ({ folders: (await (await ctx.judged()).verdicts.repositoryReviews(p.folder)).map((f) => ({ folder: f.folder, reviews: f.reviews.map(toReviewRecord) })) }));
   route(connection, AcceptRepositoryReviewsRequest, async (p) => {
     const accepted = await (await ctx.judged()).verdicts.acceptRepositoryReviews(p.folder, p.reviews);
