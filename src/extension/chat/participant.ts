@@ -36,6 +36,7 @@ import {
 } from './history';
 import type { ChatDistillHooks } from '../memory/distillCommands';
 import { RESTRICTED_CHAT_NOTE, RESTRICTED_NOTICE, deliveryAllowed } from '../workspaceTrust';
+import { STATE_SENTENCE, compactedFooter, deliveredFooter, stateOf } from '../statusWords';
 
 export interface ParticipantDeps {
   client: LanguageClient;
@@ -133,9 +134,9 @@ export function createChatHandler(deps: ParticipantDeps): Handler {
     } catch (err) {
       stream.markdown(`The pending block could not be built: ${errorMessage(err)}\n\n`);
     }
-    const state = !info.delivered ? 'never delivered' : pending && pending.text === '' ? 'carrying the current knowledge' : 're-send pending (something changed since the last delivery)';
+    const state = stateOf({ session: info, pins: info.pins, sendsBlock: pending ? pending.text !== '' : !info.delivered });
     const lines = [
-      `**Session** \`${info.key}\` — ${state}`,
+      `**Session** \`${info.key}\` — ${state}: ${STATE_SENTENCE[state]}`,
       '',
       `- Delivered signature: \`${shortSig(info.delivered)}\`${info.deliveredAt ? ` at ${info.deliveredAt}` : ''}`,
       `- Pending signature: \`${shortSig(pending?.signature ?? '')}\``,
@@ -335,9 +336,9 @@ export function createChatHandler(deps: ParticipantDeps): Handler {
       else distill.record(key, conversation, model);
     }
     const footer = compaction
-      ? `${FOOTER_START}the conversation was compacted; the pinned knowledge${compaction.data.pinnedMessages.length ? ' and pinned messages were' : ' was'} re-sent with it.*`
+      ? `${FOOTER_START}${compactedFooter(compaction.data.pinnedMessages.length)}*`
       : sentBlock && sentBlock.text
-        ? `${FOOTER_START}sent ${sentBlock.items.filter((i) => i.state === 'ok').length} pinned item(s) with this message${sentBlock.items.some((i) => i.state !== 'ok') ? `; ${sentBlock.items.filter((i) => i.state !== 'ok').length} withheld or unavailable` : ''}${sentBlock.budget.cutItems.length ? `; cut to fit: ${sentBlock.budget.cutItems.join(', ')}` : ''}.*`
+        ? `${FOOTER_START}${deliveredFooter(sentBlock)}*`
         : '';
     if (footer) stream.markdown(footer);
     // Restricted Mode: the knowledge was held back (resolveBlockSafely), said once in this answer.
