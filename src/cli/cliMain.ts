@@ -11,6 +11,7 @@ import { KnowledgeCore } from '../server/core/knowledgeCore';
 import { runClaudeCodeHook, runHookSetup, runPins } from './agentCommands';
 import { WORKSPACE_OPTION, scannedWorkspaceRoots, workspaceFoldersArg } from './roots';
 import { CliUsageError, USAGE_EXIT, parseCommandArgs, usageErrorText } from './cliArgs';
+import { counted } from '../server/core/delivery/blockWords';
 
 export { defaultStoragePath };
 
@@ -111,7 +112,7 @@ export function formatStatsText(stats: StatsReport): string {
     `sessions    ${stats.sessions}`,
     `draft pins  ${stats.draftPins}`,
     ...stats.stores.map((s) => `store       ${s.source}: ${s.state}${s.schemaVersion !== null ? ` (schema v${s.schemaVersion})` : ''}  ${s.path}`),
-    `flagged     ${flagged.length === 0 ? 'none' : `${flagged.length} (withheld from models; session-knowledge scan shows the same findings)`}`,
+    `flagged     ${flagged.length === 0 ? 'none' : `${counted(flagged.length, 'finding')} in ${counted(new Set(flagged.map((f) => f.replace(/:\d+:\d+ .*$/, ''))).size, 'file')} (withheld from models; session-knowledge scan shows the same)`}`,
     problems === 0 ? 'problems    none' : `problems    ${problems}`,
     ...stats.problems.map((p) => `  - ${p.message}`),
     ...flagged.map((f) => `  - flagged: ${f}`),

@@ -33,9 +33,9 @@ export function stateOf(next: { session: { delivered?: string | null } | undefin
 export const STATE_SENTENCE: Record<DeliveryState, string> = {
   'nothing pinned': 'the next message carries no pinned knowledge',
   'next chat': 'the first @knowledge message of the next chat sends the block',
-  due: 'not delivered yet: the next message sends the block',
-  'due again': 'changed since it was delivered: the next message sends the block again',
-  delivered: 'the session carries the block: the next message sends nothing again',
+  due: 'not delivered yet, so the next message sends the block',
+  'due again': 'changed since it was delivered, so the next message sends the block again',
+  delivered: 'the session carries the block, so the next message sends nothing again',
 };
 
 /** One pin's mark: its icon and words, starting with its vocabulary word ("withheld — …"). */
