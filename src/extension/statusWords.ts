@@ -108,7 +108,7 @@ export function statusBarWords(s: StatusWordsInput): { text: string; tooltip: st
 
 /** The status quick pick's title: the tooltip's headline and sentence, after the session's name. */
 export function pickTitle(s: { session: { label?: string } | undefined; pins: number; state: DeliveryState }): string {
-  return `Session Knowledge — ${s.session ? (s.session.label ?? 'active chat session') : 'next chat'}: ${headline(s.pins, s.state)}: ${STATE_SENTENCE[s.state]}`;
+  return `Session Knowledge — ${s.session ? `${s.session.label ?? 'active chat session'}: ` : ''}${headline(s.pins, s.state)}: ${STATE_SENTENCE[s.state]}`;
 }
 
 /** Preview's header lines (inside its HTML comment): the state, tokens, each pin's mark, memory cut. */
