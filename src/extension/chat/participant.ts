@@ -36,7 +36,7 @@ import {
 } from './history';
 import type { ChatDistillHooks } from '../memory/distillCommands';
 import { RESTRICTED_CHAT_NOTE, RESTRICTED_NOTICE, deliveryAllowed } from '../workspaceTrust';
-import { STATE_SENTENCE, compactedFooter, deliveredFooter, stateOf } from '../statusWords';
+import { STATE_SENTENCE, compactedFooter, deliveredFooter, itemMark, stateOf } from '../statusWords';
 
 export interface ParticipantDeps {
   client: LanguageClient;
@@ -144,7 +144,7 @@ export function createChatHandler(deps: ParticipantDeps): Handler {
       '',
       '**Pins**',
       describePins(info.pins),
-      ...(pending?.items.filter((i) => i.state !== 'ok').map((i) => `- ⚠ \`${i.id}\` ${i.state}: ${i.reason ?? ''}`) ?? []),
+      ...(pending?.items.filter((i) => i.state !== 'ok').map((i) => `- ⚠ \`${i.id}\` ${itemMark(pending, i.id).text}`) ?? []),
       ...(info.pinnedMessages.length > 0 ? ['', '**Pinned messages**', ...info.pinnedMessages.map((m) => `- ${m}`)] : []),
     ];
     stream.markdown(lines.filter((l) => l !== undefined).join('\n'));
