@@ -9,7 +9,7 @@
 import { execFileSync } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import {
@@ -294,6 +294,8 @@ describe("@knowledge in VS Code's Chat view, with a fake model that records what
     assert.match(due.tooltip, /2 pinned · due again: changed since it was delivered, so the next message sends the block again\./);
     assert.doesNotMatch(due.tooltip, /carrying|delivered: the session carries/);
     await shot('status-bar-due-again.png');
+    mkdirSync(join(repoRoot, 'docs/images'), { recursive: true });
+    copyFileSync(join(resultsDir, 'status-bar-due-again.png'), join(repoRoot, 'docs/images/status-bar-due-again.png')); // for the README
     const edited = await ask('After an edit?', { answer: FOOTER });
     assert.ok(isBlock(lastUser(edited.last).parts[0]) && lastUser(edited.last).parts[0].includes('Run the linter before you push.'), 'the edit is re-sent');
   });
