@@ -159,15 +159,15 @@ async function check(workbench) {
       const meter = (label) => page.locator(`.part.statusbar [aria-label^="Session Knowledge: ${label}"]`).first();
       await openFile(page, '.knowledge/notes/coding-conventions.md');
       await pinFromEditorTitle(page, 'Pin to Next Chat');
-      await meter('1 item(s) pinned to the next chat').waitFor({ timeout: 30_000 });
+      await meter('1 pinned · next chat').waitFor({ timeout: 30_000 });
       await openChat(page);
       await widenChat(page);
       await sendChat(page, '@knowledge How do I add a column to the invoices table?');
-      const answer = await waitForChatAnswer(page, 'Session knowledge: sent 1 pinned item(s) with this message');
+      const answer = await waitForChatAnswer(page, 'Session knowledge: delivered 1 pinned item with this message');
       for (const expected of ['Demo model (offline)', 'Knowledge block with this message: yes', 'note .knowledge/notes/coding-conventions.md', 'Withheld or unavailable: nothing']) {
         if (!answer.includes(expected)) throw new Error(`the demo model's answer lacks "${expected}":\n${answer}`);
       }
-      await meter('1 item(s) pinned to this chat “How do I add a column').waitFor({ timeout: 30_000 });
+      await meter('1 pinned · delivered (this chat “How do I add a column').waitFor({ timeout: 30_000 });
       // The whole exchange in the picture: the list scrolled to its end (the footer), no hover.
       const scrollDown = page.locator('.interactive-session .chat-scroll-down').first();
       if (await scrollDown.isVisible()) await scrollDown.click();

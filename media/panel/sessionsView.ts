@@ -11,9 +11,9 @@ import { section } from './section';
 import { panel } from './panelStore';
 
 const DELIVERY: Record<SessionView['delivery'], { text: string; icon: string }> = {
-  carrying: { text: 'Carrying', icon: 'pass' },
-  'resend-pending': { text: 'Re-send pending', icon: 'sync' },
-  never: { text: 'Never delivered', icon: 'circle-slash' },
+  carrying: { text: 'Delivered', icon: 'pass' },
+  'resend-pending': { text: 'Due again', icon: 'sync' },
+  never: { text: 'Not delivered yet', icon: 'circle-slash' },
   unknown: { text: 'Not computed', icon: 'question' },
 };
 

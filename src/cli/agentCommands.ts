@@ -5,7 +5,7 @@
  */
 import type { StoreProblem } from '../shared/schemas';
 import { readFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import { KnowledgeCore } from '../server/core/knowledgeCore';
 import { PersistedScan, agentSessionsPath, claudeCodeSessionKey } from '../server/core/agents/agentSessions';
@@ -84,8 +84,36 @@ export async function runPins(command: 'pin' | 'unpin' | 'pins', args: readonly 
   const result =
     command === 'pin' ? await core.updateAgentPins(paths, []) : command === 'unpin' ? await core.updateAgentPins([], paths) : await core.readAgentPins();
   for (const r of result.refused) io.stderr(`session-knowledge: not pinned: ${r.reason}\n`);
+  // An error is the whole answer: the pin list is printed only when every path was taken (`pins` lists it any time).
+  if (result.refused.length > 0) return 1;
+  if (command === 'pin') await warnWithheld(core, paths, io);
   io.stdout(result.pins.length === 0 ? 'No agent pins. Pin with: session-knowledge pin PATH…\n' : `${result.pins.join('\n')}\n`);
-  return result.refused.length > 0 ? 1 : 0;
+  return 0;
+}
+
+/**
+ * A file just pinned that agents will not get (its text or name reads as an instruction): pinned all the same, and
+ * said on stderr with the rule that matched, and where to see it (the block carries one line naming it instead).
+ */
+async function warnWithheld(core: KnowledgeCore, paths: readonly string[], io: AgentIo): Promise<void> {
+  try {
+    await core.load('agents');
+    // Each pinned id with its path from where the command runs (what `scan` takes).
+    const where = new Map<string, string>();
+    for (const p of paths) {
+      const check = core.folders.check(p);
+      if (check.ok) where.set(check.id, relative(io.cwd, check.path) || check.path);
+    }
+    if (where.size === 0) return;
+    const block = await core.compileAgentBlock([...where.keys()], 200_000, false);
+    for (const item of block.items) {
+      if (item.state !== 'withheld') continue;
+      const shown = item.nameWithheld ? 'a pinned file (its name is withheld)' : item.id;
+      io.stderr(`session-knowledge: warning: ${shown} is pinned, but withheld from agents: ${item.reason ?? 'it reads as an instruction'}. See where with: session-knowledge scan${item.nameWithheld ? "" : ` ${where.get(item.id)}`}\n`);
+    }
+  } catch (err) {
+    io.stderr(`session-knowledge: warning: the pinned files could not be checked now: ${(err as Error)?.message ?? String(err)}\n`);
+  }
 }
 
 /** Claude Code's hook input (the fields we use; the rest is ignored). */
@@ -177,6 +205,7 @@ export async function runClaudeCodeHook(args: readonly string[], io: AgentIo, st
     const key = claudeCodeSessionKey(input.session_id);
     const { block } = await core.deliverToAgent(key, moment, budget, 'Claude Code', {
       fresh: input.hook_event_name === 'SessionStart' && input.source === 'startup',
+      destination: 'claude-code',
       send: async (text) => io.stdout(text.endsWith('\n') ? text : `${text}\n`),
     });
     await verdicts.save();

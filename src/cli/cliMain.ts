@@ -11,6 +11,7 @@ import { KnowledgeCore } from '../server/core/knowledgeCore';
 import { runClaudeCodeHook, runHookSetup, runPins } from './agentCommands';
 import { WORKSPACE_OPTION, scannedWorkspaceRoots, workspaceFoldersArg } from './roots';
 import { CliUsageError, USAGE_EXIT, parseCommandArgs, usageErrorText } from './cliArgs';
+import { counted } from '../server/core/delivery/blockWords';
 
 export { defaultStoragePath };
 
@@ -25,8 +26,8 @@ const HELP = `session-knowledge — Session Knowledge on the command line (no VS
 
 Usage:
   session-knowledge stats [--workspace DIR|FILE.code-workspace]... [--storage DIR] [--json]
-      Counts notes, plans and sessions (per folder, for several), checks every store file, lists problems found.
-      Exit 0 when healthy, 1 when a problem was found, 2 on bad input.
+      Counts notes, plans and sessions (per folder, for several), checks every store file, lists problems found —
+      what scan flags among them. Exit 0 when healthy, 1 when a problem was found (as scan does), 2 on bad input.
   session-knowledge scan [PATH...] [--workspace DIR|FILE.code-workspace]... [--jsonl FILE|-]
       Scans .knowledge/ (or the given files and folders, or every folder of a workspace) for text that tries
       to instruct the model and prints findings like a linter (file:line:col rule-id message [folder NAME]).
@@ -86,7 +87,23 @@ export async function reviewsFor(args: Pick<ScanArgs, 'paths' | 'jsonl'>, cwd: s
   };
 }
 
-export function formatStatsText(stats: Stats): string {
+/**
+ * What `session-knowledge scan` flags in these folders, run exactly as `scan --workspace DIR…` runs it (the same
+ * files, rules and reviews): its finding lines. `stats` counts them as problems, so the two always agree.
+ */
+async function flaggedByScan(folders: readonly { path: string }[], io: CliIo): Promise<string[]> {
+  const lines: string[] = [];
+  const quiet: CliIo = { stdout: (s) => void lines.push(...s.split('\n').filter(Boolean)), stderr: () => undefined, stdin: io.stdin, cwd: io.cwd };
+  await runScanWithWorkspaces(folders.flatMap((f) => ['--workspace', f.path]), quiet, (expanded, options) => reviewsFor(expanded, io.cwd, options));
+  return lines;
+}
+
+/** Stats as `stats` prints them: with `flagged`, the scan's findings (each one a problem, as `scan` exits 1 on it). */
+export type StatsReport = Stats & { flagged?: string[] };
+
+export function formatStatsText(stats: StatsReport): string {
+  const flagged = stats.flagged ?? [];
+  const problems = stats.problems.length + flagged.length;
   const lines = [
     `workspace   ${stats.workspaceFolder ?? '(none)'}`,
     ...(stats.folders ?? []).map((f) => `folder      ${f.name}: ${f.notes} notes, ${f.plans} plans  ${f.path}`),
@@ -95,8 +112,10 @@ export function formatStatsText(stats: Stats): string {
     `sessions    ${stats.sessions}`,
     `draft pins  ${stats.draftPins}`,
     ...stats.stores.map((s) => `store       ${s.source}: ${s.state}${s.schemaVersion !== null ? ` (schema v${s.schemaVersion})` : ''}  ${s.path}`),
-    stats.problems.length === 0 ? 'problems    none' : `problems    ${stats.problems.length}`,
+    `flagged     ${flagged.length === 0 ? 'none' : `${counted(flagged.length, 'finding')} in ${counted(new Set(flagged.map((f) => f.replace(/:\d+:\d+ .*$/, ''))).size, 'file')} (withheld from models; session-knowledge scan shows the same)`}`,
+    problems === 0 ? 'problems    none' : `problems    ${problems}`,
     ...stats.problems.map((p) => `  - ${p.message}`),
+    ...flagged.map((f) => `  - flagged: ${f}`),
   ];
   return `${lines.join('\n')}\n`;
 }
@@ -109,9 +128,9 @@ async function stats(args: string[], io: CliIo): Promise<number> {
   const storage = opts.storage !== undefined ? resolve(io.cwd, opts.storage) : defaultStoragePath();
   const core = new KnowledgeCore({ workspaceFolder: folders[0]!.path, ...(folders.length > 1 ? { workspaceFolders: folders } : {}), globalStoragePath: storage });
   await core.load();
-  const result = await core.stats();
+  const result: StatsReport = { ...(await core.stats()), flagged: await flaggedByScan(folders, io) };
   io.stdout(opts.json ? `${JSON.stringify(result, null, 2)}\n` : formatStatsText(result));
-  return result.problems.length > 0 ? 1 : 0;
+  return result.problems.length > 0 || result.flagged!.length > 0 ? 1 : 0;
 }
 
 export async function runCli(argv: string[], io: CliIo): Promise<number> {

@@ -16,6 +16,7 @@ import { registerTools } from './chat/tools';
 import { blockBudget } from './chat/knowledgeSend';
 import { Scheduler } from './scheduler';
 import { KnowledgeMeter } from './meter';
+import { WalkthroughProgress } from './walkthroughProgress';
 import { ServerEvents } from './serverEvents';
 import { registerKnowledgeCommands, testConfirmations } from './knowledgeCommands';
 import { lastRemedyShown, registerFlaggedRemedy } from './flaggedRemedy';
@@ -116,6 +117,8 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
   context.subscriptions.push(view);
   const meter = new KnowledgeMeter(lc, (id) => folders.uriOf(id));
   context.subscriptions.push(meter);
+  const walkthrough = new WalkthroughProgress((uri) => folders.idOf(uri));
+  context.subscriptions.push(walkthrough);
 
   /** The editor title offers Pin or Unpin: whichever applies to the file in the active editor. */
   const updateEditorPinned = () => {
@@ -129,6 +132,7 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
       await folders.refresh();
       await tree.refresh();
       void meter.show(activeSession, tree.shown);
+      walkthrough.observe({ items: tree.current, draftPins: tree.draftPins, sessionPins: activeSession ? tree.shown.pins : [], agentPins: tree.agentPins });
     } catch (err) {
       output.warn(`refresh failed: ${(err as Error).message}`);
       void meter.show(activeSession);
@@ -198,6 +202,7 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
     ...(flag ? { distill: () => distill?.chat, memoryOn: () => memory?.isOn() === true } : {}),
     uriOf: (id) => folders.uriOf(id),
     onActiveSession: (key) => {
+      walkthrough.mark('chatted');
       if (activeSession !== key) {
         activeSession = key;
         void vscode.commands.executeCommand('setContext', 'sessionKnowledge.hasActiveSession', true);
@@ -246,6 +251,9 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
   if (flag) {
     const m = new MemoryController(context, lc, output, events.onMemoryChanged);
     memory = m;
+    const memoryOn = () => void (m.isOn() && walkthrough.mark('memoryOn'));
+    memoryOn();
+    context.subscriptions.push(m.onDidChange(memoryOn));
     // A (re)started server starts with memory off: the switch and options reach it before any other request.
     setup.add([MemoryConfigureRequest.method], () => m.push());
     context.subscriptions.push(
@@ -322,6 +330,8 @@ async function start(context: vscode.ExtensionContext, output: vscode.LogOutputC
       memoryFlag: flag,
       serverState: () => lc.state,
       notesTree: tree,
+      // The walkthrough's context keys set so far (package.json's completion events name them).
+      walkthrough: walkthrough.done,
       mcpProvider: agentSetup.mcpProvider,
       folders,
       // What the knowledge panel would show now (it exists only with the memory flag).

@@ -14,7 +14,9 @@ import {
 } from '../shared/protocol';
 import type { PendingBlock, SessionInfo } from '../shared/sessionSchemas';
 import { blockBudget } from './chat/knowledgeSend';
-import { PIN_TARGETS, targetLabel } from './pinTargetWords';
+import { itemMark, pickTitle, previewLines, stateOf, statusBarWords, whereWords } from './statusWords';
+
+export { itemMark } from './statusWords';
 
 export const PREVIEW_SCHEME = 'session-knowledge-preview';
 
@@ -33,17 +35,6 @@ export interface NextDelivery {
 export interface KnownPins {
   pins: string[];
   block: PendingBlock | undefined;
-}
-
-const k = (n: number) => `${Math.round(n / 100) / 10}k`;
-
-export function itemMark(block: PendingBlock, id: string): { icon: string; text: string } {
-  const item = block.items.find((i) => i.id === id);
-  if (block.budget.cutItems.includes(id)) return { icon: 'warning', text: 'too large for the budget — cut' };
-  if (!item) return { icon: 'question', text: 'not compiled' };
-  if (item.state === 'withheld') return { icon: 'warning', text: `withheld — ${item.reason ?? 'reads as an instruction'}` };
-  if (item.state === 'unavailable') return { icon: 'error', text: `missing — ${item.reason ?? 'deleted or moved'}` };
-  return { icon: 'check', text: 'included in full' };
 }
 
 export class KnowledgeMeter implements vscode.Disposable {
@@ -97,34 +88,25 @@ export class KnowledgeMeter implements vscode.Disposable {
       const full = block.text === '' ? await this.client.sendRequest(CompilePinsRequest.type, { pins, budgetTokens: blockBudget() }) : block;
       return { session, pins, block: full, sendsBlock: block.text !== '' };
     }
+    if (session) {
+      // The status bar: whether the session is due (again) is decided by the server, as for the send itself — an edit
+      // since the last delivery makes it due again. The block's text is not needed here (it may be '').
+      const block = await this.client.sendRequest(ResolvePendingRequest.type, { key: session.key, budgetTokens: blockBudget() });
+      return { session, pins: session.pins, block, sendsBlock: block.text !== '' };
+    }
     const block = known?.block ?? (await this.client.sendRequest(CompilePinsRequest.type, { pins, budgetTokens: blockBudget() }));
-    // Cheap for the status bar: the figures recorded at the last send — unless this chat's pins changed since, which the
-    // server's (memoised, pure) resolve tells: a pin to this chat shows as "re-send pending" at once, not at its next message.
-    const recorded = session ? !session.delivered || (session.pending !== '' && session.pending !== session.delivered) : pins.length > 0;
-    const sendsBlock = session && !recorded ? await this.client.sendRequest(ResolvePendingRequest.type, { key: session.key, budgetTokens: blockBudget() }).then((b) => b.text !== '', () => recorded) : recorded;
-    return { session, pins, block, sendsBlock };
+    return { session, pins, block, sendsBlock: pins.length > 0 };
   }
 
   /** Redraws the status bar; `known`: the pins and block the tree has just read, so they are not asked for twice. */
   async show(sessionKey: string | undefined, known?: KnownPins): Promise<void> {
     try {
       const [{ session, pins, block, sendsBlock }, waiting] = await Promise.all([this.next(sessionKey, false, known), this.inbox()]);
-      const { budget } = block;
-      const problems = block.items.filter((i) => i.state !== 'ok').length;
-      const cut = budget.cutItems.length > 0 || budget.cutMemoryEntries > 0;
-      const where = session ? `this chat “${session.name}”` : 'the next chat';
-      const state = session ? (!session.delivered ? 'never delivered' : sendsBlock ? 're-send pending' : 'carrying') : pins.length ? 'waiting for the first message' : 'nothing pinned';
-      const inboxText = waiting > 0 ? ` $(inbox) ${waiting}` : '';
-      const short = session ? ` ${session.name.length > 24 ? `${session.name.slice(0, 23)}…` : session.name} ·` : '';
-      this.item.text = `$(${PIN_TARGETS[session ? 'thisChat' : 'nextChat'].icon})${short} ${pins.length}${pins.length ? ` · ${k(budget.usedTokens)}/${k(budget.budgetTokens)}` : ''}${cut || problems ? ' $(warning)' : ''}${inboxText}`;
-      this.item.tooltip = new vscode.MarkdownString(
-        `**Session Knowledge** — ${where.replace(/[\\`*_{}[\]()#+\-.!<>|~]/g, '\\$&')}: ${state}\n\n${pins.length} pinned item(s); block ${budget.usedTokens} of ${budget.budgetTokens} tokens${problems ? `\n\n${problems} withheld or missing` : ''}${cut ? `\n\nCut to fit: ${[...budget.cutItems, budget.cutMemoryEntries ? `${budget.cutMemoryEntries} memory entries` : ''].filter(Boolean).join(', ')}` : ''}${waiting > 0 ? `\n\n${waiting} item(s) wait in the memory inbox (Knowledge Panel)` : ''}\n\nClick to see what the next message carries.`,
-      );
-      this.item.accessibilityInformation = {
-        label: `Session Knowledge: ${pins.length} item(s) pinned to ${where}, ${state}, ${budget.usedTokens} of ${budget.budgetTokens} tokens${problems ? `, ${problems} withheld or missing` : ''}${cut ? ', some cut to fit' : ''}${waiting > 0 ? `, ${waiting} waiting in the memory inbox` : ''}`,
-        role: 'button',
-      };
-      this.item.backgroundColor = cut || problems ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+      const words = statusBarWords({ session, pins: pins.length, state: stateOf({ session, pins, sendsBlock }), block, inbox: waiting });
+      this.item.text = words.text;
+      this.item.tooltip = new vscode.MarkdownString(words.tooltip);
+      this.item.accessibilityInformation = { label: words.label, role: 'button' };
+      this.item.backgroundColor = words.problem ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
       this.item.show();
     } catch {
       this.item.hide();
@@ -144,11 +126,10 @@ export class KnowledgeMeter implements vscode.Disposable {
         const mark = itemMark(block, id);
         return { label: `$(${mark.icon}) ${id.split('/').pop()}`, description: id, detail: mark.text, id, buttons: [open, unpin] };
       }),
-      { label: `$(${PIN_TARGETS[session ? 'thisChat' : 'nextChat'].icon}) Pin more to ${session ? 'this chat' : 'the next chat'}…`, action: 'pin' },
+      { label: '$(pin) Pin more…', action: 'pin' },
     ];
     const qp = vscode.window.createQuickPick<Row>();
-    const when = session ? (sendsBlock ? 'the next message sends the block' : 'carried: the next message sends nothing again') : 'the first @knowledge message sends these';
-    qp.title = `Session Knowledge — ${targetLabel(session ? 'thisChat' : 'nextChat', session?.name)}: ${pins.length} pinned · ${when}`;
+    qp.title = pickTitle({ session, pins: pins.length, state: stateOf({ session, pins, sendsBlock }) });
     qp.placeholder = pins.length ? 'What the next message carries. Enter opens an item; the buttons unpin or open.' : 'Nothing is pinned yet.';
     qp.items = rows;
     qp.matchOnDescription = true;
@@ -186,18 +167,13 @@ export class KnowledgeMeter implements vscode.Disposable {
   async preview(sessionKey: string | undefined): Promise<string> {
     const { session, pins, block, sendsBlock } = await this.next(sessionKey);
     const header = [
-      `<!-- Session Knowledge — preview of ${session ? `this chat “${session.name}”` : 'the next chat'}, ${new Date().toLocaleString()}`,
-      session && !sendsBlock
-        ? '     The session already carries this block: its next message sends nothing again (an edit, an unpin or a compaction sends it again).'
-        : `     The next message sends the block below${pins.length === 0 ? ' (nothing is pinned)' : ''}.`,
-      `     ${block.budget.usedTokens} of ${block.budget.budgetTokens} tokens; ${pins.length} pinned item(s).`,
-      ...pins.map((id) => `     - ${id}: ${itemMark(block, id).text}`),
-      ...(block.budget.cutMemoryEntries ? [`     ${block.budget.cutMemoryEntries} memory entries cut to fit the budget.`] : []),
+      `<!-- Session Knowledge — preview of ${whereWords(session)}, ${new Date().toLocaleString()}`,
+      ...previewLines({ pins, state: stateOf({ session, pins, sendsBlock }), block }).map((l) => `     ${l}`),
       '-->',
       '',
     ];
     const text = `${header.join('\n')}${block.text}\n`;
-    const uri = vscode.Uri.from({ scheme: PREVIEW_SCHEME, path: `/Knowledge Block (${session ? 'this chat' : 'next chat'}).md` });
+    const uri = vscode.Uri.from({ scheme: PREVIEW_SCHEME, path: `/Knowledge Block (${session ? 'active session' : 'next chat'}).md` });
     this.previews.set(uri.toString(), text);
     this.previewChanged.fire(uri);
     const doc = await vscode.workspace.openTextDocument(uri);

@@ -170,7 +170,7 @@ export class NotesTreeProvider implements vscode.TreeDataProvider<TreeNode> {
       const problem = mark && mark.icon !== 'check' ? mark : undefined;
       t.description = `${node.item ? this.shortPath(node.id, node.item.folder) : node.id}${problem ? ` · ${problem.text.split(' — ')[0]}` : ''}`;
       t.iconPath = problem ? new vscode.ThemeIcon(problem.icon, new vscode.ThemeColor(problem.icon === 'error' ? 'list.errorForeground' : 'list.warningForeground')) : new vscode.ThemeIcon('pinned');
-      const fine = node.type === 'agentPin' ? 'Pinned for all agents: Claude Code, MCP clients and (when shared) Copilot carry it.' : 'Pinned: sent with the next message that needs it.';
+      const fine = node.type === 'agentPin' ? 'Pinned for all agents: Claude Code, MCP clients and (when shared) Copilot carry it.' : 'Pinned: sent in full when the block is due (the first message, or the next one after a change).';
       t.tooltip = new vscode.MarkdownString().appendText(`${node.id}\n${problem ? problem.text : fine}`);
       t.contextValue = node.type;
       const uri = node.item ? vscode.Uri.file(node.item.path) : this.source.uriOf(node.id);

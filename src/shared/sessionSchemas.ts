@@ -18,6 +18,8 @@ export const CompileAgentBlockParamsSchema = z
     budgetTokens: z.number().int().min(200).max(1_000_000).optional(),
     /** false: leave the memory index out (a file in the workspace, such as Copilot's instruction file, must not carry personal memory). */
     memory: z.boolean().optional(),
+    /** Where the block goes (its preamble says so): Copilot's instruction file; absent, an agent of the MCP kind. */
+    destination: z.enum(['copilot', 'mcp']).optional(),
   })
   .strict();
 export type CompileAgentBlockParams = z.input<typeof CompileAgentBlockParamsSchema>;
@@ -135,6 +137,8 @@ export const PendingBlockSchema = z.object({
   delivered: z.string(),
   items: z.array(BlockItemSchema),
   budget: z.object({ budgetTokens: z.number(), usedTokens: z.number(), cutItems: z.array(z.string()), cutMemoryEntries: z.number() }),
+  /** Memory entries listed in the block's index (absent from servers before it was added). */
+  memoryEntries: z.number().int().optional(),
 });
 export type PendingBlock = z.infer<typeof PendingBlockSchema>;
 

@@ -34,8 +34,9 @@ function setup() {
 test('stats --workspace=DIR --storage=DIR: the folder and storage joined to their options', () => {
   const { ws, storage, run } = setup();
   const r = run(['stats', `--workspace=${ws}`, `--storage=${storage}`, '--json']);
-  assert.equal(r.status, 0, r.stderr);
-  const stats = JSON.parse(r.stdout) as { workspaceFolder: string; notes: number; stores: { path: string }[] };
+  assert.equal(r.status, 1, `bad.md is flagged: a problem for stats, as for scan\n${r.stderr}`);
+  const stats = JSON.parse(r.stdout) as { workspaceFolder: string; notes: number; stores: { path: string }[]; flagged: string[] };
+  assert.ok(stats.flagged.length > 0 && stats.flagged.every((f) => f.includes('bad.md')), stats.flagged.join('\n'));
   assert.equal(stats.workspaceFolder, ws);
   assert.equal(stats.notes, 2);
   assert.ok(stats.stores.some((s) => s.path.startsWith(storage)), 'the sessions store is in --storage=');

@@ -1,7 +1,7 @@
 // `npm start` as a new user meets it: `node scripts/start.mjs --check` serves the demo workspace (a throwaway
 // copy) with the demo model (demo/demo-model) installed as a regular extension, pins a note to the next chat,
 // sends the first `@knowledge` message in VS Code's Chat view and checks that the note rode with it: the demo
-// model's answer shows the block as it arrived, the footer says "sent 1 pinned item(s)", and the status bar
+// model's answer shows the block as it arrived, the footer says "delivered 1 pinned item", and the status bar
 // says the session carries it. The picture is test-results/chat-exchange.png (docs/chat-exchange.png in the README).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

@@ -79,7 +79,7 @@ export function fakeChatWorkbench({ prefix, files = {}, env = {}, viewport = { w
     w.browser = await launchBrowser();
     w.page = await newWorkbenchPage(w.browser, viewport);
     await w.page.goto(workbenchUrl(w.server, { folder: w.workspace, extensionDevelopmentPaths: [repoRoot] }));
-    await w.meter('0 item(s) pinned to the next chat').waitFor({ timeout: 90_000 });
+    await w.meter('nothing pinned').waitFor({ timeout: 90_000 });
     await openChat(w.page);
   });
 

@@ -159,7 +159,7 @@ for (const { name, theme } of [
       const session = frame.locator(`article.session[data-key="${SESSION_KEY}"]`);
       await session.waitFor({ timeout: 30_000 });
       await session.getByText('Panel UI session').waitFor();
-      await session.getByText('Never delivered').waitFor();
+      await session.getByText('Not delivered yet').waitFor();
       await session.getByText('tokens').first().waitFor();
       await session.locator('li.pin[data-pin=".knowledge/notes/welcome.md"]').waitFor();
 

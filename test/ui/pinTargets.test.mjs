@@ -50,17 +50,17 @@ describe('pin targets and session names in the real Chat view, with a fake model
     assert.deepEqual(entries, ['Pin to Next Chat', 'Pin for All Agents'], 'no chat yet: no "This chat"');
     await w.page.keyboard.press('Escape');
     await pinFromEditorTitle(w.page, 'Pin to Next Chat');
-    await meter('1 item(s) pinned to the next chat').waitFor({ timeout: 30_000 });
+    await meter('1 pinned · next chat').waitFor({ timeout: 30_000 });
   });
 
   step('the first prompt names the chat: the status bar, the tree and the stored session say it', async () => {
     const first = await ask(FIRST_PROMPT, { answer: FOOTER });
     assert.ok(isBlock(lastUser(first.last).parts[0]) && lastUser(first.last).parts[0].includes('Tabs, not spaces.'));
-    await meter(`1 item(s) pinned to this chat “${NAME}”`).waitFor({ timeout: 30_000 });
+    await meter(`1 pinned · delivered (this chat “${NAME}”)`).waitFor({ timeout: 30_000 });
     assert.equal(sessions().length, 1);
     assert.equal(sessions()[0].label, NAME, 'the name is stored with the session');
     const bar = w.page.locator('.part.statusbar [aria-label^="Session Knowledge:"]').first();
-    assert.match(await bar.innerText(), /How do we format code i… · 1/, 'the status bar shows the name');
+    assert.match(await bar.innerText(), /How do we format code i…: 1 pinned/, 'the status bar shows the name');
     await showTree();
     await sideBarTreeItem(w.page, `Pinned to This Chat — ${NAME}`).waitFor({ timeout: 30_000 });
   });
@@ -71,7 +71,7 @@ describe('pin targets and session names in the real Chat view, with a fake model
     assert.deepEqual(entries, ['Pin to This Chat', 'Pin to Next Chat', 'Pin for All Agents']);
     await shot('pin-targets-menu.png', imagesDir);
     await chooseMenuEntry(w.page, 'Pin to This Chat');
-    await meter(`2 item(s) pinned to this chat “${NAME}”, re-send pending`).waitFor({ timeout: 30_000 });
+    await meter(`2 pinned · due again (this chat “${NAME}”)`).waitFor({ timeout: 30_000 });
     await showTree();
     await sideBarTreeItem(w.page, 'Release plan').first().waitFor({ timeout: 30_000 });
     assert.deepEqual(store().draftPins, [], 'not the next chat');
@@ -91,7 +91,7 @@ describe('pin targets and session names in the real Chat view, with a fake model
   step('a flagged note pinned to this chat shows at once: the tree marks it withheld, the status bar warns, the next request names it withheld', async () => {
     await openFile(w.page, POISON);
     await pinFromEditorTitle(w.page, 'Pin to This Chat');
-    await meter(`3 item(s) pinned to this chat “${NAME}”`).waitFor({ timeout: 30_000 });
+    await meter('3 pinned · due again').waitFor({ timeout: 30_000 });
     await waitFor(async () => (await w.page.locator('.part.statusbar [aria-label^="Session Knowledge:"]').first().getAttribute('aria-label')).includes('withheld'), { message: 'the status bar to say withheld' });
     await showTree();
     await sideBarTreeItem(w.page, 'deploy.md · withheld').first().waitFor({ timeout: 30_000 });

@@ -82,7 +82,7 @@ for (const { name, theme, bodyClass, flag } of RUNS) {
       await sideBarTreeItem(page, PLAN_TITLE).waitFor({ state: 'visible', timeout: 30_000 });
       assert.equal(await note.isVisible(), true);
       assert.equal(await container.getAttribute('aria-selected'), 'true', 'the Session Knowledge container is not the selected one');
-      await meter(page, 'Session Knowledge: 0 item(s) pinned to the next chat').waitFor({ timeout: 30_000 });
+      await meter(page, 'Session Knowledge: nothing pinned (the next chat)').waitFor({ timeout: 30_000 });
 
       // A note written to disk by another process (not through VS Code) appears in the open tree.
       const title = `Written on disk (${name})`;
@@ -93,8 +93,8 @@ for (const { name, theme, bodyClass, flag } of RUNS) {
       await runCommand(page, 'Session Knowledge: Pin to Next Chat');
       await pickMany(page, ['welcome.md', 'deploy.md']);
       // The status bar counts them and says one is withheld; the tree marks the withheld pin.
-      await meter(page, 'Session Knowledge: 2 item(s) pinned to the next chat').waitFor({ timeout: 30_000 });
-      assert.match(await meter(page, 'Session Knowledge: 2 item(s)').getAttribute('aria-label'), /1 withheld or missing/);
+      await meter(page, 'Session Knowledge: 2 pinned · next chat · 1 withheld').waitFor({ timeout: 30_000 });
+      assert.equal((await meter(page, 'Session Knowledge: 2 pinned').innerText()).replace(/\s+/g, ' ').trim(), 'Knowledge: 2 pinned · next chat · 1 withheld');
       await sideBarTreeItem(page, 'Pinned to Next Chat').waitFor({ timeout: 15_000 });
       await page.locator('.part.sidebar .monaco-list-row[role="treeitem"]', { hasText: POISON_TITLE }).filter({ hasText: 'withheld' }).first().waitFor({ timeout: 15_000 });
 
@@ -107,17 +107,17 @@ for (const { name, theme, bodyClass, flag } of RUNS) {
       if (name === 'light') copyFileSync(shot, join(resultsDir, 'workbench-notes.png'));
 
       // The status bar answers "what will the next message carry?".
-      await meter(page, 'Session Knowledge: 2 item(s)').click();
+      await meter(page, 'Session Knowledge: 2 pinned').click();
       const qp = page.locator('.quick-input-widget');
-      await qp.locator('.quick-input-title', { hasText: 'next chat: 2 pinned' }).waitFor({ timeout: 15_000 });
+      await qp.locator('.quick-input-title', { hasText: '2 pinned · next chat: the first @knowledge message of the next chat sends the block' }).waitFor({ timeout: 15_000 });
       await qp.locator('.monaco-list-row', { hasText: 'deploy.md' }).filter({ hasText: 'withheld' }).waitFor({ timeout: 15_000 });
-      await qp.locator('.monaco-list-row', { hasText: 'welcome.md' }).filter({ hasText: 'included in full' }).waitFor({ timeout: 15_000 });
+      await qp.locator('.monaco-list-row', { hasText: 'welcome.md' }).filter({ hasText: 'in the block, in full' }).waitFor({ timeout: 15_000 });
       await qp.locator('.monaco-list-row', { hasText: 'Preview the knowledge block' }).waitFor();
       await page.screenshot({ path: join(resultsDir, `status-quickpick-${name}.png`) });
       // Unpin from the quick pick: its button on the withheld row.
       await qp.locator('.monaco-list-row', { hasText: 'deploy.md' }).hover();
       await qp.locator('.monaco-list-row', { hasText: 'deploy.md' }).locator('.action-label[aria-label="Unpin"], a[title="Unpin"]').first().click();
-      await meter(page, 'Session Knowledge: 1 item(s) pinned to the next chat').waitFor({ timeout: 30_000 });
+      await meter(page, 'Session Knowledge: 1 pinned · next chat').waitFor({ timeout: 30_000 });
       await page.keyboard.press('Escape');
 
       // Pin for All Agents, from the Command Palette: the view's own section lists them, the flagged one withheld,

@@ -196,7 +196,7 @@ export class CopilotShare implements vscode.Disposable {
         }
         // Copilot attaches the file to every request: a smaller budget than a chat's block, and never the memory
         // index (personal memory must not land in a workspace file).
-        const block = await this.deps.client.sendRequest(CompileAgentBlockRequest.type, { budgetTokens: Math.min(blockBudget(), COPILOT_FILE_BUDGET_TOKENS), memory: false });
+        const block = await this.deps.client.sendRequest(CompileAgentBlockRequest.type, { budgetTokens: Math.min(blockBudget(), COPILOT_FILE_BUDGET_TOKENS), memory: false, destination: 'copilot' });
         const content = renderInstructionFile(block.text);
         const written = await writeInstructionFile(root, content);
         this.lastWarning = undefined;

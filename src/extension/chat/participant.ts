@@ -40,6 +40,7 @@ import type { ChatDistillHooks } from '../memory/distillCommands';
 import { RESTRICTED_CHAT_NOTE, RESTRICTED_NOTICE, deliveryAllowed } from '../workspaceTrust';
 import { fitAttachments, readAttachments, type Attachments } from './attachments';
 import { modelErrorSentence, toolPlan } from './toolLoop';
+import { STATE_SENTENCE, compactedFooter, deliveredFooter, itemMark, stateOf } from '../statusWords';
 
 export interface ParticipantDeps {
   client: LanguageClient;
@@ -149,9 +150,9 @@ export function createChatHandler(deps: ParticipantDeps): Handler {
     } catch (err) {
       stream.markdown(`The pending block could not be built: ${errorMessage(err)}\n\n`);
     }
-    const state = !info.delivered ? 'never delivered' : pending && pending.text === '' ? 'carrying the current knowledge' : 're-send pending (something changed since the last delivery)';
+    const state = stateOf({ session: info, pins: info.pins, sendsBlock: pending ? pending.text !== '' : !info.delivered });
     const lines = [
-      `**Session** \`${info.key}\` — ${state}`,
+      `**Session** \`${info.key}\` — ${state}: ${STATE_SENTENCE[state]}`,
       '',
       `- Delivered signature: \`${shortSig(info.delivered)}\`${info.deliveredAt ? ` at ${info.deliveredAt}` : ''}`,
       `- Pending signature: \`${shortSig(pending?.signature ?? '')}\``,
@@ -159,7 +160,7 @@ export function createChatHandler(deps: ParticipantDeps): Handler {
       '',
       '**Pins**',
       describePins(info.pins),
-      ...(pending?.items.filter((i) => i.state !== 'ok').map((i) => `- ⚠ \`${i.id}\` ${i.state}: ${i.reason ?? ''}`) ?? []),
+      ...(pending?.items.filter((i) => i.state !== 'ok').map((i) => `- ⚠ \`${i.id}\` ${itemMark(pending, i.id).text}`) ?? []),
       ...(info.pinnedMessages.length > 0 ? ['', '**Pinned messages**', ...info.pinnedMessages.map((m) => `- ${m}`)] : []),
     ];
     stream.markdown(lines.filter((l) => l !== undefined).join('\n'));
@@ -359,10 +360,12 @@ export function createChatHandler(deps: ParticipantDeps): Handler {
       else distill.record(key, conversation, model);
     }
     const attached = attachments.summary ? `; ${attachments.summary}` : '';
+    // a footer sentence with what was attached before its full stop
+    const withAttached = (sentence: string): string => (attached ? `${sentence.replace(/\.$/, '')}${attached}.` : sentence);
     const footer = compaction
-      ? `${FOOTER_START}the conversation was compacted; the pinned knowledge${compaction.data.pinnedMessages.length ? ' and pinned messages were' : ' was'} re-sent with it${attached}.*`
+      ? `${FOOTER_START}${withAttached(compactedFooter(compaction.data.pinnedMessages.length))}*`
       : sentBlock && sentBlock.text
-        ? `${FOOTER_START}sent ${sentBlock.items.filter((i) => i.state === 'ok').length} pinned item(s) with this message${sentBlock.items.some((i) => i.state !== 'ok') ? `; ${sentBlock.items.filter((i) => i.state !== 'ok').length} withheld or unavailable` : ''}${sentBlock.budget.cutItems.length ? `; cut to fit: ${sentBlock.budget.cutItems.join(', ')}` : ''}${attached}.*`
+        ? `${FOOTER_START}${withAttached(deliveredFooter(sentBlock))}*`
         : attachments.summary
           ? `${FOOTER_START}${attachments.summary}.*`
           : '';

@@ -29,6 +29,7 @@ import { WorkspaceRoots, type KnowledgeFolder } from './workspaceRoots';
 import type { NoteIndex } from './notes/noteIndex';
 import type { ReviewStore } from './review/reviewStore';
 import { UserTrustStore } from './review/userTrust';
+import type { BlockDestination } from './delivery/blockWords';
 
 export interface CoreOptions {
   /** The workspace's first folder: it names the sessions store (null: no folder open). */
@@ -329,9 +330,9 @@ export class KnowledgeCore {
    * The block an agent gets: for the agent pins, or for `pins` when given (validated like every pin: a refused
    * pin throws a SessionError naming it). Scanned now; flagged items withheld.
    */
-  async compileAgentBlock(pins?: readonly string[], budgetTokens?: number, withMemory = true): Promise<CompiledBlock> {
+  async compileAgentBlock(pins?: readonly string[], budgetTokens?: number, withMemory = true, destination: BlockDestination = 'mcp'): Promise<CompiledBlock> {
     const ids = pins ? this.sessionService.normalizePins(pins) : await this.getAgentPins();
-    return this.sessionService.compile(ids, budgetTokens, undefined, withMemory);
+    return this.sessionService.compile(ids, budgetTokens, undefined, withMemory, undefined, destination);
   }
 
   /** Delivery to an agent session at one of its moments, over the agent pins (see `SessionService.deliverToAgent`). */

@@ -11,6 +11,7 @@ import { lastActivity } from '../store/sessionStore';
 import { MAX_RESULTS, type SessionMeta } from '../store/storeSchemas';
 import type { PinCheck } from '../pinPolicy';
 import { BlockMemo, loadPinned, type CompiledBlock, type MemoryIndexEntry, type PinnedFileReader, type JudgeFn, type BlockFinding } from './knowledgeBlock';
+import type { BlockDestination } from './blockWords';
 
 export class SessionError extends Error {
   constructor(
@@ -189,8 +190,9 @@ export class SessionService {
   /**
    * Compiles the block for a session's pins (and the memory index) without changing anything. `tokensPerChar`: the
    * model's own count (the client measured it), so the block is cut to the budget once; else the server's estimate.
+   * `destination`: where the block goes (its preamble's words; `blockWords.ts`).
    */
-  async compile(pins: readonly string[], budgetTokens?: number, sessionKey?: string, withMemory = true, tokensPerChar?: number): Promise<CompiledBlock> {
+  async compile(pins: readonly string[], budgetTokens?: number, sessionKey?: string, withMemory = true, tokensPerChar?: number, destination: BlockDestination = 'chat'): Promise<CompiledBlock> {
     const judgeName = this.deps.judgeName ?? (() => []);
     const items = this.deps.reader
       ? await loadPinned(this.deps.reader, pins, this.deps.judge, judgeName)
@@ -201,7 +203,7 @@ export class SessionService {
     } catch {
       memory = null; // a memory store that fails to load is left out; the pins still go through
     }
-    return this.blocks.compile(items, memory, budgetTokens ?? this.deps.defaultBudgetTokens, this.deps.memoryIndexBudget?.(), tokensPerChar);
+    return this.blocks.compile(items, memory, budgetTokens ?? this.deps.defaultBudgetTokens, this.deps.memoryIndexBudget?.(), tokensPerChar, destination);
   }
 
   /**
@@ -268,7 +270,7 @@ export class SessionService {
     moment: 'start' | 'compact' | 'prompt',
     budgetTokens?: number,
     label = 'agent',
-    options: { fresh?: boolean; send?: (text: string) => Promise<void> } = {},
+    options: { fresh?: boolean; send?: (text: string) => Promise<void>; destination?: BlockDestination } = {},
   ): Promise<{ text: string; block: CompiledBlock; commit: () => Promise<void> }> {
     const deliver = async (): Promise<{ text: string; block: CompiledBlock; commit: () => Promise<void> }> => {
       const ids = [...pins];
@@ -278,7 +280,7 @@ export class SessionService {
           ? { ...current, project_context_pins: ids }
           : { key, createdAt: new Date().toISOString(), project_context_pins: ids, knowledge_context_delivered: null, deliveredAt: null, origin: 'api', label, pinned_messages: [], results: [] };
       })) ?? (await this.get(key));
-      const block = await this.compile(session.project_context_pins, budgetTokens, key);
+      const block = await this.compile(session.project_context_pins, budgetTokens, key, true, undefined, options.destination ?? 'claude-code');
       const carries = block.signature === (session.knowledge_context_delivered ?? '');
       const owed = moment === 'compact' || (moment === 'start' && !options.fresh) || !carries;
       const text = owed ? block.text : '';

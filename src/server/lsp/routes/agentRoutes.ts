@@ -18,5 +18,5 @@ export function registerAgentRoutes(ctx: ServerContext): void {
     void connection.sendNotification(StoreChangedNotification.type, {});
     return result;
   });
-  route(connection, CompileAgentBlockRequest, async (p) => toPendingBlock({ ...(await (await ctx.judged()).compileAgentBlock(undefined, p.budgetTokens, p.memory ?? true)), delivered: '' }));
+  route(connection, CompileAgentBlockRequest, async (p) => toPendingBlock({ ...(await (await ctx.judged()).compileAgentBlock(undefined, p.budgetTokens, p.memory ?? true, p.destination ?? 'mcp')), delivered: '' }));
 }

@@ -55,6 +55,7 @@ export function toPendingBlock(b: CompiledBlock & { delivered: string }): Pendin
     delivered: b.delivered,
     items: b.items.map((i) => ({ id: i.id, kind: i.kind, state: i.state, ...(i.reason ? { reason: i.reason } : {}) })),
     budget: b.budget,
+    ...(b.memoryEntries !== undefined ? { memoryEntries: b.memoryEntries } : {}),
   };
 }
 
