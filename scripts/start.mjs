@@ -210,6 +210,10 @@ function createDemoWorkspace(workspace) {
 A small invoicing service: a REST API (Node 20, Fastify, PostgreSQL) and a job runner that sends
 invoices and payment reminders. This folder is the demo workspace of Session Knowledge: open the
 "Session Knowledge" view in the activity bar to see its notes and plans.
+
+The Chat view (Ctrl+Alt+I) greets you with "Ask Copilot… Copilot is powered by AI": that text is VS Code's own.
+No Copilot is installed here and nothing leaves this machine: the offline "demo model" answers instead, and it
+does not answer your question — it shows what \`@knowledge\` sent it (the knowledge block, attachments, tools).
 `,
     '.knowledge/notes/architecture.md': `# Architecture overview
 
