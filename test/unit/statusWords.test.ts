@@ -24,24 +24,25 @@ test('a session is delivered, due or due again; the draft is for the next chat; 
 
 test('the status bar says it in words, short; the tooltip and the quick pick share the headline and its sentence', () => {
   const b = block([ok('.knowledge/notes/a.md')]);
-  const due = statusBarWords({ session: {}, pins: 1, state: 'due again', block: b, inbox: 0 });
-  assert.equal(due.text, '$(book) Knowledge: 1 pinned · due again');
-  assert.ok(due.text.length <= 60);
+  const chat = { name: 'How do we format code in this repository?' };
+  const due = statusBarWords({ session: chat, pins: 1, state: 'due again', block: b, inbox: 0 });
+  assert.equal(due.text, '$(comment-discussion) How do we format code i…: 1 pinned · due again', "this chat's icon and its name, cut to 24 characters");
+  assert.ok(due.text.replace(/\$\([a-z-]+\)/g, '◆').length <= 60, 'short as shown (an icon is one glyph)');
   assert.doesNotMatch(due.tooltip, /carrying/);
-  const title = pickTitle({ session: {}, pins: 1, state: 'due again' });
-  assert.equal(title, 'Session Knowledge — active chat session: 1 pinned · due again: changed since it was delivered, so the next message sends the block again');
+  const title = pickTitle({ session: chat, pins: 1, state: 'due again' });
+  assert.equal(title, 'Session Knowledge — This chat — How do we format code in this repository?: 1 pinned · due again: changed since it was delivered, so the next message sends the block again');
   assert.ok(due.tooltip.includes(title.split(': ').slice(1).join(': ')), `the tooltip says what the quick pick says\n${due.tooltip}`);
-  assert.match(due.label, /^Session Knowledge: 1 pinned · due again \(this session\), 212 of 8000 tokens$/);
+  assert.match(due.label, /^Session Knowledge: 1 pinned · due again \(this chat “How do we format code in this repository\?”\), 212 of 8000 tokens$/);
 
-  assert.equal(statusBarWords({ session: {}, pins: 1, state: 'delivered', block: b, inbox: 0 }).text, '$(book) Knowledge: 1 pinned · delivered');
-  assert.equal(statusBarWords({ session: undefined, pins: 2, state: 'next chat', block: b, inbox: 0 }).text, '$(pin) Knowledge: 2 pinned · next chat');
-  assert.equal(statusBarWords({ session: undefined, pins: 0, state: 'nothing pinned', block: block([]), inbox: 0 }).text, '$(pin) Knowledge: nothing pinned');
+  assert.equal(statusBarWords({ session: { name: 'Short' }, pins: 1, state: 'delivered', block: b, inbox: 0 }).text, '$(comment-discussion) Short: 1 pinned · delivered');
+  assert.equal(statusBarWords({ session: undefined, pins: 2, state: 'next chat', block: b, inbox: 0 }).text, '$(arrow-right) Knowledge: 2 pinned · next chat');
+  assert.equal(statusBarWords({ session: undefined, pins: 0, state: 'nothing pinned', block: block([]), inbox: 0 }).text, '$(arrow-right) Knowledge: nothing pinned');
 });
 
 test('withheld, missing and cut are counted in the status bar, each in its own word, and warned', () => {
   const b = block([ok('a'), { id: 'b', state: 'withheld', reason: 'reads as an instruction (x)' }, { id: 'c', state: 'unavailable', reason: 'deleted or moved' }], { budget: budget({ cutItems: ['a (partly)'], cutMemoryEntries: 2 }) });
   const w = statusBarWords({ session: undefined, pins: 3, state: 'next chat', block: b, inbox: 1 });
-  assert.equal(w.text, '$(pin) Knowledge: 3 pinned · next chat · 1 withheld · 1 missing · 3 cut $(warning) $(inbox) 1');
+  assert.equal(w.text, '$(arrow-right) Knowledge: 3 pinned · next chat · 1 withheld · 1 missing · 3 cut $(warning) $(inbox) 1');
   assert.equal(w.problem, true);
   assert.match(w.tooltip, /1 withheld: it reads as an instruction and is never sent\./);
   assert.match(w.tooltip, /Cut to fit the budget: a \(partly\), 2 memory entries\./);
