@@ -52,6 +52,11 @@ export const window = {
   showInformationMessage: async (...args: unknown[]) => void record('window.showInformationMessage', args),
 };
 
+/** The panel's remedies run the extension's commands (flaggedRemedy.ts: a picker the person confirms); here they are recorded. */
+export const commands = {
+  executeCommand: async (...args: unknown[]) => void record('commands.executeCommand', args),
+};
+
 export const workspace = {
   workspaceFolders: undefined as { uri: Uri }[] | undefined,
   getConfiguration: () => ({ get: <T>(_key: string, fallback: T): T => fallback }),

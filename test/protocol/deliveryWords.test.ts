@@ -61,7 +61,7 @@ test('pin warns about a file agents will not get and names the rule; a refused p
   const t = setup();
   const pinned = t.cli(['pin', '.knowledge/notes/bad.md', '.knowledge/notes/setup.md']);
   assert.equal(pinned.code, 0, pinned.err);
-  assert.match(pinned.err, /warning: \.knowledge\/notes\/bad\.md is pinned, but withheld from agents: reads as an instruction \(override\.ignore-instructions/);
+  assert.match(pinned.err, /warning: \.knowledge\/notes\/bad\.md is pinned, but withheld from agents: lines? \d+(–\d+)? matched override\.ignore-instructions/);
   assert.match(pinned.err, /session-knowledge scan \.knowledge\/notes\/bad\.md/);
   assert.doesNotMatch(pinned.err, /setup\.md/, 'a clean file is pinned without a word');
   assert.equal(pinned.out, '.knowledge/notes/bad.md\n.knowledge/notes/setup.md\n');
