@@ -26,7 +26,19 @@ export async function pinFromEditorTitle(page, entry) {
   await chooseMenuEntry(page, entry);
 }
 
-/** Chooses an entry of the context menu shown. */
+/**
+ * Chooses an entry of the context menu shown. A monaco menu can ignore a click that comes right after it opened (a
+ * full UI run lost one that way: the menu stayed open and nothing was pinned), so the click waits for the menu to
+ * settle and is repeated while the menu stays open.
+ */
 export async function chooseMenuEntry(page, entry) {
-  await menuItems(page).filter({ has: page.locator('.action-label', { hasText: new RegExp(`^${entry}$`) }) }).first().click();
+  const item = menuItems(page).filter({ has: page.locator('.action-label', { hasText: new RegExp(`^${entry}$`) }) }).first();
+  await item.waitFor({ state: 'visible', timeout: 10_000 });
+  await page.waitForTimeout(300);
+  await waitFor(async () => {
+    if ((await menuItems(page).count()) === 0) return true;
+    await item.click({ timeout: 3_000 }).catch(() => {});
+    await menuItems(page).first().waitFor({ state: 'detached', timeout: 2_000 }).catch(() => {});
+    return (await menuItems(page).count()) === 0;
+  }, { timeoutMs: 20_000, intervalMs: 300, message: `the menu entry "${entry}" to be chosen` });
 }
