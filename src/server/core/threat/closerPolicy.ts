@@ -8,18 +8,20 @@
  * is what decides its other matches (closers of envelopes that are not ours). Pure: no `vscode`.
  */
 import { findEnvelopeMarkers } from './envelope';
+import { opensClause } from './openingInstruction';
 import { ruleMeta } from './rules';
 import type { ThreatFinding } from './threatFinding';
 
 const CLOSE_RULE = ruleMeta('forged.envelope-close');
 
 /**
- * Whether the learned stage may veto this finding in `text` (the text the finding's span is in): a
- * `forged.envelope-close` finding over a closer of OUR envelope is never vetoed. The rule's other matches (closers of
- * envelopes that are not ours, e.g. `</untrusted>` quoted in a spec) keep their trained gate.
+ * Whether the learned stage may NOT veto this finding in `text` (the text the finding's span is in): a
+ * `forged.envelope-close` finding over a closer of OUR envelope is never vetoed, nor is a classic instruction that
+ * opens its clause (`openingInstruction.ts`). The rules' other matches (closers of envelopes that are not ours, e.g.
+ * `</untrusted>` quoted in a spec; the instruction quoted inside a sentence about it) keep their trained gate.
  */
 export function isUngated(text: string, finding: { readonly ruleId: string; readonly start: number; readonly end: number }): boolean {
-  if (finding.ruleId !== CLOSE_RULE.id) return false;
+  if (finding.ruleId !== CLOSE_RULE.id) return opensClause(text, finding);
   return findEnvelopeMarkers(text).some((m) => m.closes && m.start < finding.end && finding.start < m.end);
 }
 
