@@ -8,6 +8,8 @@ import { buildRealisticCorpus } from '../../bench/threat';
 import { GT_CONFUSABLES, LT_CONFUSABLES } from '../../src/server/core/threat/angleConfusables';
 import { asciiMayHoldCloser, withLookAlikeClosers } from '../../src/server/core/threat/closerPolicy';
 import { findEnvelopeMarkers } from '../../src/server/core/threat/envelope';
+import { analyse, featureWeights } from '../../src/server/core/threat/model/classifier';
+import { clearKeywords, scanKeywordsAndFeatures } from '../../src/server/core/threat/prefilter';
 import { scanKnowledgeText } from '../../src/server/core/threat/textScan';
 import { scanText, ThreatScanner, type ThreatFinding } from '../../src/server/core/threat/threatScanner';
 import { LOOK_ALIKE_CLOSERS, SEEN_PASSING } from '../helpers/envelopeCount';
@@ -73,4 +75,22 @@ test('closer shortcut: the cached scan and scanKnowledgeText give the findings o
     if (full.some((k) => k.startsWith('forged.envelope-close@'))) closers++;
   }
   assert.ok(closers >= 10, `${closers} texts with a closer`);
+});
+
+test('model sums shortcut: the sentence sums of the fused keyword pass score every window as the model\'s own pass does', () => {
+  const { weights, mask } = featureWeights();
+  let read = 0;
+  let hits = 0;
+  for (const t of TEXTS) {
+    if (!isAscii(t)) continue;
+    const full = analyse(t, true, false);
+    const f = scanKeywordsAndFeatures(t, weights, mask);
+    clearKeywords();
+    assert.equal(f.featuresDone, true);
+    const fused = analyse(t, true, true);
+    assert.deepEqual(fused, full, JSON.stringify(t.slice(0, 120)));
+    if (full.best > -Infinity) read++;
+    hits += full.hits.length;
+  }
+  assert.ok(read > 500 && hits > 20, `${read} texts scored, ${hits} hits`);
 });

@@ -20,7 +20,7 @@ import { findDecodedRuns, type Encoding } from './decoders';
 import { findBidiRuns, findHiddenContainers, findTagRuns, findZeroWidthInWords, type HiddenContainer, type HiddenRun } from './hidden';
 import type { TextFeatures } from './keywords';
 import { findIntents } from './intent/intent';
-import { analyse, counts, gateOf } from './model/classifier';
+import { analyse, counts, featureWeights, gateOf } from './model/classifier';
 import { isUngated, withLookAlikeClosers } from './closerPolicy';
 import { normalizeForMatching, toOriginalSpan, type NormalizedText } from './normalize';
 import { findAll, runPatternRules, type RawFinding } from './patternMatch';
@@ -80,7 +80,9 @@ function scanInternal(text: string, depth: number, state: ScanState, prefilter: 
   if (prefilter) {
     // keyword pass over the text first: ASCII text (the common case) is its own view, no normalisation pass
     if (state.learned) {
-      const f = scanKeywordsAndFeatures(text);
+      // (the model's weights first: a model that cannot be read throws before the pass starts)
+      const { weights, mask } = featureWeights();
+      const f = scanKeywordsAndFeatures(text, weights, mask);
       featuresDone = f.featuresDone;
       features = f;
     } else features = scanKeywords(text);
