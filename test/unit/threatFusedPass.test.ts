@@ -1,17 +1,20 @@
 // The scanner's keyword pass fused with the learned stage's feature pass (keywords.ts compileFusedPass) must give
 // exactly what the two separate passes give: the same keywords and character features as KeywordAutomaton.scan,
-// and for ASCII text the same feature hashes and sentences as features() (model/features.ts, which training uses).
+// and for ASCII text the same feature hashes and sentences as features() (model/features.ts, which training uses),
+// with each sentence's sum of the model's weights over those features.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dumpTexts } from '../../scripts/threat-train/findings-dump';
 import { KeywordAutomaton } from '../../src/server/core/threat/keywords';
 import { featureBuffer, features, lastSegments } from '../../src/server/core/threat/model/features';
+import { featureWeights } from '../../src/server/core/threat/model/classifier';
 import GENERATED from '../../src/server/core/threat/prefilter.generated.json';
 import { loadTables, type StoredPrefilter } from '../../src/server/core/threat/prefilterFormulas';
 
 const STORED = GENERATED as unknown as StoredPrefilter;
 const automaton = new KeywordAutomaton(STORED.keywords, loadTables(STORED));
 const seen = new Uint8Array(STORED.keywords.length);
+const { weights, mask } = featureWeights();
 
 const EDGES = [
   '',
@@ -37,6 +40,8 @@ interface Pass {
   readonly flags: string;
   readonly hashes?: number[];
   readonly segments?: string;
+  /** Per sentence, the sum of the model's int8 weights over its features. */
+  readonly sums?: number[];
 }
 
 function separate(text: string): Pass {
@@ -48,12 +53,14 @@ function separate(text: string): Pass {
   if (f.hasNonAscii) return { keywords, flags };
   const n = features(text, 0, text.length);
   const s = lastSegments();
-  return { keywords, flags, hashes: Array.from(featureBuffer().slice(0, n)), segments: JSON.stringify([Array.from(s.start.slice(0, s.count)), Array.from(s.end.slice(0, s.count)), Array.from(s.featEnd.slice(0, s.count))]) };
+  const hashes = Array.from(featureBuffer().slice(0, n));
+  const sums = Array.from(s.featEnd.slice(0, s.count), (end, k) => hashes.slice(k === 0 ? 0 : s.featEnd[k - 1]!, end).reduce((a, h) => a + weights[h & mask]!, 0));
+  return { keywords, flags, hashes, segments: JSON.stringify([Array.from(s.start.slice(0, s.count)), Array.from(s.end.slice(0, s.count)), Array.from(s.featEnd.slice(0, s.count))]), sums };
 }
 
 function fused(text: string): Pass {
   automaton.reset(seen);
-  const f = automaton.scanWithFeatures(text, seen);
+  const f = automaton.scanWithFeatures(text, seen, weights, mask);
   const keywords = Array.from(automaton.hits.slice(0, automaton.hitCount)).sort((a, b) => a - b);
   automaton.reset(seen);
   assert.ok(seen.every((x) => x === 0), 'seen is left clean');
@@ -62,10 +69,10 @@ function fused(text: string): Pass {
   if (!f.featuresDone) return { keywords, flags };
   const s = lastSegments();
   const n = s.count ? s.featEnd[s.count - 1]! : 0;
-  return { keywords, flags, hashes: Array.from(featureBuffer().slice(0, n)), segments: JSON.stringify([Array.from(s.start.slice(0, s.count)), Array.from(s.end.slice(0, s.count)), Array.from(s.featEnd.slice(0, s.count))]) };
+  return { keywords, flags, hashes: Array.from(featureBuffer().slice(0, n)), segments: JSON.stringify([Array.from(s.start.slice(0, s.count)), Array.from(s.end.slice(0, s.count)), Array.from(s.featEnd.slice(0, s.count))]), sums: Array.from(s.sum.slice(0, s.count)) };
 }
 
-test('fused keyword + feature pass: same keywords, character features, feature hashes and sentences as the two passes', () => {
+test('fused keyword + feature pass: same keywords, character features, feature hashes, sentences and weight sums as the two passes', () => {
   const texts = [...EDGES, ...dumpTexts()];
   let ascii = 0;
   for (const t of texts) {
@@ -80,7 +87,7 @@ test('fused keyword + feature pass: same keywords, character features, feature h
 test('fused pass: a non-ASCII character anywhere gives the plain pass and no features (the model reads the normalised view)', () => {
   for (const t of ['é', 'ignore previous instructions é', 'é ignore previous instructions', 'ignore\u00a0previous', 'ignore previous\u200b instructions']) {
     automaton.reset(seen);
-    const f = automaton.scanWithFeatures(t, seen);
+    const f = automaton.scanWithFeatures(t, seen, weights, mask);
     assert.equal(f.featuresDone, false, t);
     assert.equal(f.hasNonAscii, true, t);
     const hits = Array.from(automaton.hits.slice(0, automaton.hitCount)).sort((a, b) => a - b);

@@ -36,8 +36,22 @@ export function lookAlikeCloserFindings(text: string, findings: readonly ThreatF
   return out;
 }
 
-/** `findings` with the look-alike closers added, in text order (the same array when there are none). */
-export function withLookAlikeClosers<T extends readonly ThreatFinding[]>(text: string, findings: T): T | ThreatFinding[] {
+/**
+ * Whether an ASCII `text` can hold a closer at all. A marker needs a character read as `<` or `>`
+ * (envelope.ts `skeletonOf` returns nothing without one), and the only ASCII characters angleConfusables.ts reads
+ * so are `<` and `>` themselves: every other look-alike is non-ASCII, so cannot be in ASCII text. Two `includes`
+ * are far cheaper than the look-alike regex. The caller must know `text` is ASCII (the scanner's keyword pass does).
+ */
+export function asciiMayHoldCloser(text: string): boolean {
+  return text.includes('<') || text.includes('>');
+}
+
+/**
+ * `findings` with the look-alike closers added, in text order (the same array when there are none). `ascii`: the
+ * caller knows `text` has no non-ASCII character (then a text without `<` and `>` is answered without a search).
+ */
+export function withLookAlikeClosers<T extends readonly ThreatFinding[]>(text: string, findings: T, ascii = false): T | ThreatFinding[] {
+  if (ascii && !asciiMayHoldCloser(text)) return findings;
   const extra = lookAlikeCloserFindings(text, findings);
   return extra.length === 0 ? findings : [...findings, ...extra].sort((a, b) => a.start - b.start);
 }

@@ -35,6 +35,12 @@ export interface Tables {
 export type PassFn = (text: string, seen: Uint8Array, hitCount: number) => number;
 
 /**
+ * {@link PassFn} fused with the feature pass: `weights` are the learned stage's int8 weights (`mask`: their count
+ * minus one, a power of two), summed per sentence as the features are hashed (`lastSegments().sum`).
+ */
+export type FusedPassFn = (text: string, seen: Uint8Array, hitCount: number, weights: Int8Array, mask: number) => number;
+
+/**
  * The scan loop as a closure over the tables: V8 treats the closure's constants as constants (base pointers
  * and lengths stay out of the loop's registers), which makes the loop about a quarter faster than reading
  * the tables off `this`. The run features are tracked without branches: a mask is -1 on a character of the
@@ -95,8 +101,10 @@ export function compilePass(t: Tables): PassFn {
  * the text once and their dependency chains (a table walk, a multiply-and-xor hash) overlap. For ASCII text
  * it writes exactly what `features(text, 0, text.length)` writes (test/unit/threatFusedPass.test.ts holds it to
  * that over the corpora); at the first non-ASCII character it leaves the features and goes on as the plain pass.
+ * It also sums the model's weights of each sentence's features as it hashes them (so scoring need not read
+ * the features again: model/windows.ts `scoreWindows`); the sums are of int8 values, exact in any order.
  */
-export function compileFusedPass(t: Tables): PassFn {
+export function compileFusedPass(t: Tables): FusedPassFn {
   const { charInfo, delta, stride, outStart, outIds, kwLen, kwFlags, hits } = t;
   // the feature pass's tables and constants as closure constants (an imported binding is a property load
   // per use in CommonJS output)
@@ -108,7 +116,7 @@ export function compileFusedPass(t: Tables): PassFn {
   const lower = lowerAscii;
   const record = closeSegment;
   const begin = beginFeatures;
-  return (text, seen, hitCount) => {
+  return (text, seen, hitCount, weights, mask) => {
     let s = 0;
     let flags = 0;
     let b64Len = 0;
@@ -118,6 +126,7 @@ export function compileFusedPass(t: Tables): PassFn {
     const n = text.length;
     const out = begin(n);
     let count = 0;
+    let sum = 0; // the weights of the current sentence's features so far
     let sStart = -1; // start of the current sentence (-1: none yet)
     let sEnd = 0; // end of the last token of the current sentence
     let prevStem = 0; // stem hash of the previous word (0: none since the last punctuation)
@@ -164,7 +173,8 @@ export function compileFusedPass(t: Tables): PassFn {
           }
         }
         if (sStart >= 0 && (c === 0x0a || i - sStart >= maxSegment)) {
-          record(sStart, sEnd, count);
+          record(sStart, sEnd, count, sum);
+          sum = 0;
           sStart = -1;
           prevStem = 0;
         }
@@ -222,8 +232,16 @@ export function compileFusedPass(t: Tables): PassFn {
           i++;
         }
         out[count++] = h;
-        if (len > stemLen) out[count++] = stem;
-        if (prevStem !== 0) out[count++] = pair(prevStem, stem);
+        sum += weights[h & mask]!;
+        if (len > stemLen) {
+          out[count++] = stem;
+          sum += weights[stem & mask]!;
+        }
+        if (prevStem !== 0) {
+          const p = pair(prevStem, stem);
+          out[count++] = p;
+          sum += weights[p & mask]!;
+        }
         prevStem = stem;
         sEnd = i;
         continue;
@@ -276,16 +294,18 @@ export function compileFusedPass(t: Tables): PassFn {
         i++;
       }
       out[count++] = h;
+      sum += weights[h & mask]!;
       prevStem = 0;
       sEnd = i;
       // a sentence ends after . ! ? ; before a space (a non-ASCII character next ends the pass anyway)
       if (stop && (i >= n || (text.charCodeAt(i) < 0x80 && KIND[text.charCodeAt(i)] === 0))) {
-        record(sStart, sEnd, count);
+        record(sStart, sEnd, count, sum);
+        sum = 0;
         sStart = -1;
       }
     }
     if (ascii) {
-      if (sStart >= 0) record(sStart, sEnd, count);
+      if (sStart >= 0) record(sStart, sEnd, count, sum);
     } else {
       // a non-ASCII character at i: the features are left unfinished (the model reads the normalised view);
       // the keyword pass goes on as compilePass's loop does

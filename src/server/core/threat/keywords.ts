@@ -10,7 +10,7 @@
  * Characters outside the alphabet of the keywords (and every non-ASCII character) act as a neutral symbol,
  * so the pass is a table lookup per character. Pure module.
  */
-import { compileFusedPass, compilePass, CHAR_CLASS, FOUND_B64, FOUND_ESC, FOUND_HEX, FOUND_NO_FEATURES, FOUND_NONASCII, HIT_BITS, HIT_MASK, NONASCII, type PassFn, type Tables } from './keywordPasses';
+import { compileFusedPass, compilePass, CHAR_CLASS, FOUND_B64, FOUND_ESC, FOUND_HEX, FOUND_NO_FEATURES, FOUND_NONASCII, HIT_BITS, HIT_MASK, NONASCII, type FusedPassFn, type PassFn, type Tables } from './keywordPasses';
 import { buildKeywordTables, type KeywordTables } from './keywordTables';
 
 export { buildKeywordTables, type KeywordTables } from './keywordTables';
@@ -24,7 +24,7 @@ export class KeywordAutomaton {
   /** The scan loop, a closure over the tables (see {@link compilePass}). */
   private readonly pass: PassFn;
   /** The scan loop fused with the learned stage's feature pass (see {@link compileFusedPass}), built on first use. */
-  private fused: PassFn | undefined;
+  private fused: FusedPassFn | undefined;
   private readonly tables: Tables;
 
   /**
@@ -62,12 +62,13 @@ export class KeywordAutomaton {
   /**
    * {@link scan}, and when `text` is ASCII, the learned stage's features of it in the same pass: afterwards
    * `featureBuffer()` and `lastSegments()` (model/features.ts) hold what `features(text, 0, text.length)` would
-   * have written, and `featuresDone` is true. A text with a non-ASCII character is scanned as {@link scan} does
-   * (its features are computed on its normalised, lowercased view instead) and `featuresDone` is false.
+   * have written, with each sentence's sum of `weights` (the model's int8 weights, `mask` their count minus one),
+   * and `featuresDone` is true. A text with a non-ASCII character is scanned as {@link scan} does (its features
+   * are computed on its normalised, lowercased view instead) and `featuresDone` is false.
    */
-  scanWithFeatures(text: string, seen: Uint8Array): TextFeatures & { readonly featuresDone: boolean } {
+  scanWithFeatures(text: string, seen: Uint8Array, weights: Int8Array, mask: number): TextFeatures & { readonly featuresDone: boolean } {
     const before = this.nHits;
-    const r = (this.fused ??= compileFusedPass(this.tables))(text, seen, before);
+    const r = (this.fused ??= compileFusedPass(this.tables))(text, seen, before, weights, mask);
     this.nHits = r & HIT_MASK;
     const found = r >>> HIT_BITS;
     return {

@@ -165,12 +165,13 @@ export function scanKeywords(text: string): TextFeatures {
 }
 
 /**
- * {@link scanKeywords}, computing the learned stage's features of an ASCII text in the same pass (see
- * `KeywordAutomaton.scanWithFeatures`): when `featuresDone`, the model reads them instead of a pass of its own.
+ * {@link scanKeywords}, computing the learned stage's features of an ASCII text in the same pass, and each
+ * sentence's sum of `weights` (see `KeywordAutomaton.scanWithFeatures`): when `featuresDone`, the model reads
+ * them instead of a pass of its own.
  */
-export function scanKeywordsAndFeatures(text: string): TextFeatures & { readonly featuresDone: boolean } {
+export function scanKeywordsAndFeatures(text: string, weights: Int8Array, mask: number): TextFeatures & { readonly featuresDone: boolean } {
   automaton.reset(SEEN);
-  return automaton.scanWithFeatures(text, SEEN);
+  return automaton.scanWithFeatures(text, SEEN, weights, mask);
 }
 
 /** Forgets the current scan's keyword hits (before the scan recurses into decoded text). */

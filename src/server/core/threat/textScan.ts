@@ -20,7 +20,7 @@ import { findDecodedRuns, type Encoding } from './decoders';
 import { findBidiRuns, findHiddenContainers, findTagRuns, findZeroWidthInWords, type HiddenContainer, type HiddenRun } from './hidden';
 import type { TextFeatures } from './keywords';
 import { findIntents } from './intent/intent';
-import { analyse, counts, gateOf } from './model/classifier';
+import { analyse, counts, featureWeights, gateOf } from './model/classifier';
 import { isUngated, withLookAlikeClosers } from './closerPolicy';
 import { normalizeForMatching, toOriginalSpan, type NormalizedText } from './normalize';
 import { findAll, runPatternRules, type RawFinding } from './patternMatch';
@@ -66,6 +66,8 @@ interface ScanState {
   budget: number;
   learned: boolean;
   vetoed?: Veto[];
+  /** Set by the top-level scan: the text has no non-ASCII character (its keyword pass saw it). */
+  ascii: boolean;
 }
 
 /** Scans `text` and returns findings with offsets into `text`. */
@@ -78,10 +80,13 @@ function scanInternal(text: string, depth: number, state: ScanState, prefilter: 
   if (prefilter) {
     // keyword pass over the text first: ASCII text (the common case) is its own view, no normalisation pass
     if (state.learned) {
-      const f = scanKeywordsAndFeatures(text);
+      // (the model's weights first: a model that cannot be read throws before the pass starts)
+      const { weights, mask } = featureWeights();
+      const f = scanKeywordsAndFeatures(text, weights, mask);
       featuresDone = f.featuresDone;
       features = f;
     } else features = scanKeywords(text);
+    if (depth === 0) state.ascii = !features.hasNonAscii;
     view = features.hasNonAscii ? normalizeForMatching(text) : { text, map: null };
     if (view.text !== text) features = scanKeywords(view.text);
   } else view = normalizeForMatching(text);
@@ -257,8 +262,11 @@ function finish(raw: RawFinding[]): ThreatFinding[] {
  */
 export function scanText(text: string, options: ScanOptions = {}): ThreatFinding[] {
   if (text.length === 0) return [];
-  const state: ScanState = { budget: DECODE_BUDGET, learned: options.learned !== false, ...(options.vetoed ? { vetoed: options.vetoed } : {}) };
-  return finish(scanInternal(text, 0, state, options.prefilter !== false));
+  return finish(scanInternal(text, 0, newState(options), options.prefilter !== false));
+}
+
+function newState(options: ScanOptions): ScanState {
+  return { budget: DECODE_BUDGET, learned: options.learned !== false, ascii: false, ...(options.vetoed ? { vetoed: options.vetoed } : {}) };
 }
 
 /**
@@ -266,7 +274,11 @@ export function scanText(text: string, options: ScanOptions = {}): ThreatFinding
  * look-alike closers): what `judgement.ts` judges with, uncached. Training and evaluation measure this function.
  */
 export function scanKnowledgeText(text: string, options: ScanOptions = {}): readonly ThreatFinding[] {
-  return withLookAlikeClosers(text, scanText(text, options));
+  if (text.length === 0) return [];
+  const state = newState(options);
+  const findings = finish(scanInternal(text, 0, state, options.prefilter !== false));
+  // (an ASCII text without `<` and `>` cannot hold a closer: the closer search is skipped, closerPolicy.ts)
+  return withLookAlikeClosers(text, findings, state.ascii);
 }
 
 /** Shared verdict of a clean text in the cache. */
@@ -275,7 +287,9 @@ const NO_FINDINGS: readonly ThreatFinding[] = Object.freeze([]);
 /** {@link scanKnowledgeText} for the cache: frozen findings, one shared empty array for every clean text. */
 export function scanFrozen(text: string): readonly ThreatFinding[] {
   if (text.length === 0) return NO_FINDINGS;
-  const raw = scanInternal(text, 0, { budget: DECODE_BUDGET, learned: true }, true);
-  const found = withLookAlikeClosers(text, raw.length === 0 ? NO_FINDINGS : finish(raw));
+  const state: ScanState = { budget: DECODE_BUDGET, learned: true, ascii: false };
+  const raw = scanInternal(text, 0, state, true);
+  // (an ASCII text without `<` and `>` cannot hold a closer: the closer search is skipped, closerPolicy.ts)
+  const found = withLookAlikeClosers(text, raw.length === 0 ? NO_FINDINGS : finish(raw), state.ascii);
   return found.length === 0 ? NO_FINDINGS : Object.freeze(found);
 }

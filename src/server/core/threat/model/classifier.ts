@@ -35,6 +35,8 @@ export interface ModelHit {
 
 interface Loaded {
   readonly main: LinearModel;
+  /** `main`'s int8 weights and mask, as {@link featureWeights} hands them out. */
+  readonly weights: { readonly weights: Int8Array; readonly mask: number };
   readonly threshold: number;
   readonly gates: Readonly<Record<string, number>>;
   /** The lowest gate (windows below it cannot make anything count). */
@@ -100,6 +102,7 @@ function model(): Loaded {
   const iw = new Int8Array(bytes.buffer, bytes.byteOffset + MODEL.buckets, MODEL.intentBuckets * MODEL_INTENTS.length);
   loaded = {
     main: { mask: MODEL.buckets - 1, bias: MODEL.bias, weight: (i) => w[i]! * scale, int8: w, scale },
+    weights: { weights: w, mask: MODEL.buckets - 1 },
     threshold: MODEL.threshold,
     gates: MODEL.gates,
     low: Math.min(MODEL.threshold, ...Object.values(MODEL.gates)),
@@ -159,16 +162,25 @@ export function counts(reading: ModelReading, ruleId: string): boolean {
 }
 
 /**
+ * The shipped model's int8 weights and their index mask, for the scanner's fused keyword pass to sum per sentence
+ * (prefilter.ts `scanKeywordsAndFeatures`). Reads the model on first use: throws {@link ThreatModelUnavailableError}.
+ */
+export function featureWeights(): { readonly weights: Int8Array; readonly mask: number } {
+  return model().weights;
+}
+
+/**
  * The learned stage on one text (the scanner's matching view): its own hits, and whether it corroborates the
  * pattern rules and the intent lexicons (both need the model's agreement; see scan.ts). `ascii`: the caller
  * knows the view has no non-ASCII character; `featuresDone`: the features of the whole view are already in
- * the feature buffer (the scanner's keyword pass computed them: prefilter.ts `scanKeywordsAndFeatures`).
+ * the feature buffer, and each sentence's sum of {@link featureWeights} (the scanner's keyword pass computed
+ * them: prefilter.ts `scanKeywordsAndFeatures`).
  */
 export function analyse(view: string, ascii = false, featuresDone = false): ModelReading {
   const m = model();
   // ASCII text is its own lowercase view (the feature pass folds ASCII letters): no need to look for others
   const lower = ascii ? view : lowerSameLength(view);
-  const windows = scoreWindows(lower, m.main, m.low, featuresDone);
+  const windows = scoreWindows(lower, m.main, m.low, featuresDone, featuresDone);
   let best = -Infinity;
   for (const w of windows) if (w.score > best) best = w.score;
   if (windows.length === 0) return { hits: NO_HITS, best, intentsMayCount: false };

@@ -62,6 +62,8 @@ let buffer = new Int32Array(1024);
 let segStart = new Int32Array(64);
 let segEnd = new Int32Array(64);
 let segFeatEnd = new Int32Array(64);
+/** Per sentence, the sum of the int8 model weights of its features, when the pass that wrote it had the weights. */
+let segSum = new Float64Array(64);
 let segCount = 0;
 
 /** The hashes of the last {@link features} call. */
@@ -71,10 +73,12 @@ export function featureBuffer(): Int32Array {
 
 /**
  * The sentences of the last {@link features} call: sentence `k` spans `[start[k], end[k])` of the text and owns
- * the features before `featEnd[k]` (and from `featEnd[k - 1]`). Sentences without features are left out.
+ * the features before `featEnd[k]` (and from `featEnd[k - 1]`). Sentences without features are left out. `sum[k]`
+ * is the sum of the model's int8 weights over the sentence's features when the scanner's fused keyword pass wrote
+ * them (keywordPasses.ts `compileFusedPass`), 0 when {@link features} did.
  */
-export function lastSegments(): { readonly count: number; readonly start: Int32Array; readonly end: Int32Array; readonly featEnd: Int32Array } {
-  return { count: segCount, start: segStart, end: segEnd, featEnd: segFeatEnd };
+export function lastSegments(): { readonly count: number; readonly start: Int32Array; readonly end: Int32Array; readonly featEnd: Int32Array; readonly sum: Float64Array } {
+  return { count: segCount, start: segStart, end: segEnd, featEnd: segFeatEnd, sum: segSum };
 }
 
 export const MAX_SEGMENT = 600;
@@ -83,8 +87,8 @@ export const isWindowStop = (c: number): boolean => isStop(c) || c === semicolon
 // held here: an imported binding is a property load per use, and the pass reads these per character
 const [isStop, isCjkStop, lower, semicolon] = [isStopCode, isCjkStopCode, lowerAscii, SEMICOLON];
 
-function grow(a: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
-  const b = new Int32Array(a.length * 2);
+function grow<T extends Int32Array<ArrayBuffer> | Float64Array<ArrayBuffer>>(a: T): T {
+  const b = new (a.constructor as new (n: number) => T)(a.length * 2);
   b.set(a);
   return b;
 }
@@ -92,7 +96,8 @@ function grow(a: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
 /**
  * For a pass that computes the features of an ASCII text itself (keywords.ts, fused with the keyword pass):
  * empties the sentences and returns a buffer with room for the features of `length` characters. The pass
- * records its sentences with {@link closeSegment}; the result is what {@link features} would have written.
+ * records its sentences with {@link closeSegment}; the result is what {@link features} would have written
+ * (and the sentences' weight sums, which it does not write).
  */
 export function beginFeatures(length: number): Int32Array {
   if (buffer.length < 3 * length + 3) buffer = new Int32Array(3 * length + 1024);
@@ -100,17 +105,22 @@ export function beginFeatures(length: number): Int32Array {
   return buffer;
 }
 
-/** Records sentence `[start, end)` owning the features before `featEnd`, unless it has none. */
-export function closeSegment(start: number, end: number, featEnd: number): void {
+/**
+ * Records sentence `[start, end)` owning the features before `featEnd`, unless it has none; `weightSum`: the sum
+ * of the model's int8 weights over them (the fused pass computes it, {@link features} does not).
+ */
+export function closeSegment(start: number, end: number, featEnd: number, weightSum = 0): void {
   if (featEnd === (segCount === 0 ? 0 : segFeatEnd[segCount - 1]!)) return;
   if (segCount === segStart.length) {
     segStart = grow(segStart);
     segEnd = grow(segEnd);
     segFeatEnd = grow(segFeatEnd);
+    segSum = grow(segSum);
   }
   segStart[segCount] = start;
   segEnd[segCount] = end;
   segFeatEnd[segCount] = featEnd;
+  segSum[segCount] = weightSum;
   segCount++;
 }
 

@@ -29,8 +29,10 @@ let sums = new Float64Array(64);
  * whose score is at least `threshold` (training uses -Infinity to read them all). Allocates nothing unless a
  * window reaches the threshold. `featuresDone`: `features(lower, 0, lower.length)` already filled the feature
  * buffer and the sentences (the scanner's fused keyword pass does), so they are read as they are.
+ * `sumsDone`: that pass also summed `m.int8` over each sentence (`lastSegments().sum`), so the features need
+ * not be read again (the same integers, summed in the same order, then scaled: the same scores).
  */
-export function scoreWindows(lower: string, m: LinearModel, threshold: number, featuresDone = false): ScoredWindow[] {
+export function scoreWindows(lower: string, m: LinearModel, threshold: number, featuresDone = false, sumsDone = false): ScoredWindow[] {
   if (!featuresDone) features(lower, 0, lower.length);
   const hs = featureBuffer();
   const seg = lastSegments();
@@ -41,7 +43,8 @@ export function scoreWindows(lower: string, m: LinearModel, threshold: number, f
   for (let s = 0; s < n; s++) {
     const to = seg.featEnd[s]!;
     let sum = 0;
-    if (m.int8) {
+    if (featuresDone && sumsDone && m.int8) sum = seg.sum[s]! * m.scale!;
+    else if (m.int8) {
       const w = m.int8;
       for (let i = from; i < to; i++) sum += w[hs[i]! & mask]!;
       sum *= m.scale!;
