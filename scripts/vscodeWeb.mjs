@@ -352,7 +352,21 @@ export async function sendChat(page, text) {
   await page.keyboard.type(text);
   await page.keyboard.press('Escape'); // closes the participant / command suggestions
   await page.keyboard.press('Enter');
-  await waitFor(async () => (await chatRows(page)) >= rows + 2, { timeoutMs: 15_000, intervalMs: 100, message: `the chat request "${text}"` });
+  const sent = async () => (await chatRows(page)) >= rows + 2;
+  try {
+    await waitFor(sent, { timeoutMs: 15_000, intervalMs: 100, message: `the chat request "${text}"` });
+  } catch (e) {
+    // On a loaded machine the Enter can land before the input has taken the typed text (a full CI run lost one
+    // this way): if the text is still in the input, it was not sent, so send it again. Either way, wait longer.
+    const typed = ((await input.innerText().catch(() => '')) ?? '').replace(/\u00a0/g, ' ');
+    const again = typed.includes(text.slice(-12));
+    if (again) {
+      await input.click();
+      await page.keyboard.press('End');
+      await page.keyboard.press('Enter');
+    }
+    await waitFor(sent, { timeoutMs: 30_000, intervalMs: 100, message: `the chat request "${text}" (${again ? 'sent again: the first Enter left it in the input' : 'the input was empty: sent, slow to show'}; first wait: ${e.message})` });
+  }
 }
 
 /** Waits until the answer to the latest request is complete and contains `text` (a string or RegExp); answers its text. */
