@@ -2,7 +2,7 @@
  * A regression test on training data, not a measure of generalisation. The learned stage trained on both sets
  * read here (scripts/threat-train/train.config.json lists its inputs), so these figures are in-sample: they show
  * that a change to rules, gates or model has not unlearnt what it was taught. How well the scanner does on text
- * nobody tuned it on is the held-out set (test/fixtures/threat-blind/set4.jsonl, and the real text of test/fixtures/threat-realtext/), printed by `npm run bench`
+ * nobody tuned it on is the held-out set (test/fixtures/threat-blind/set5.jsonl, and the real text of test/fixtures/threat-realtext/), printed by `npm run bench`
  * (bench/threat.ts, bench/threatPeers.ts).
  */
 import { test } from 'node:test';
