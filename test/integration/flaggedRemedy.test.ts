@@ -35,6 +35,9 @@ async function withFlaggedNote(fn: (h: Hooks, path: string, compile: () => Promi
   await fs.mkdir(join(workspaceFolder(), '.knowledge/notes'), { recursive: true });
   await fs.writeFile(path, TEXT);
   try {
+    // the remedies act on listed notes: wait until the file watcher has told the server about this one (a loaded CI
+    // machine listed it late once, and both remedies refused it as "not a note or plan")
+    await waitFor(async () => ((await h.request('knowledge/listItems', {})) as { id: string }[]).some((i) => i.id === NOTE) || undefined, 'the note listed', 30_000);
     await fn(h, path, async () => (await h.request('knowledge/delivery/compilePins', { pins: [NOTE] })) as Block);
   } finally {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
