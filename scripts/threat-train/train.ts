@@ -118,8 +118,10 @@ const BUCKET_INTENT: Record<string, Intent> = {
   persistence_tool_coercion: 'execute', concealment_safety_off_prompt_leak: 'conceal',
 };
 
+/** A JSONL file's rows, plain or gzipped (`.gz`). */
 function readJsonl(path: string): Record<string, unknown>[] {
-  return readFileSync(path, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const raw = readFileSync(path);
+  return (path.endsWith('.gz') ? gunzipSync(raw) : raw).toString('utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 const CORPUS_DIRS = CONFIG.corpusDirs;
@@ -158,9 +160,8 @@ async function loadExamples(): Promise<Example[]> {
     }
   }
   for (const rel of CONFIG.realText.files) {
-    const rows = gunzipSync(readFileSync(join(ROOT, rel))).toString('utf8').split('\n').filter((l) => l.trim());
-    for (const l of rows) {
-      const r = JSON.parse(l) as { text: string; source: string; kind: string };
+    for (const row of readJsonl(join(ROOT, rel))) {
+      const r = row as { text: string; source: string; kind: string };
       out.push({ text: r.text, threat: false, source: `realtext/${r.kind}`, realSource: r.source, weight: CONFIG.realText.weight });
     }
   }
@@ -599,8 +600,7 @@ function quickEval(data: readonly Prepared[], files: readonly string[]): void {
   const m = trainBinary(data, SEED).linear();
   const LEVELS = [0.005, 0.01, 0.02, 0.05];
   const sets = files.map((file) => {
-    const raw = readFileSync(resolve(file));
-    const rows = (file.endsWith('.gz') ? gunzipSync(raw) : raw).toString('utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Record<string, unknown>).filter((r) => r.policy !== true);
+    const rows = readJsonl(resolve(file)).filter((r) => r.policy !== true);
     const scored = rows.map((r) => ({ threat: r.label === 'threat', score: maxWindowScore(lowerSameLength(normalizeForMatching(String(r.text)).text), m) }));
     return { file, benign: scored.filter((r) => !r.threat).map((r) => r.score).sort((a, b) => b - a), attacks: scored.filter((r) => r.threat).map((r) => r.score) };
   });

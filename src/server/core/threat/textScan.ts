@@ -287,7 +287,7 @@ const NO_FINDINGS: readonly ThreatFinding[] = Object.freeze([]);
 /** {@link scanKnowledgeText} for the cache: frozen findings, one shared empty array for every clean text. */
 export function scanFrozen(text: string): readonly ThreatFinding[] {
   if (text.length === 0) return NO_FINDINGS;
-  const state: ScanState = { budget: DECODE_BUDGET, learned: true, ascii: false };
+  const state = newState({});
   const raw = scanInternal(text, 0, state, true);
   // (an ASCII text without `<` and `>` cannot hold a closer: the closer search is skipped, closerPolicy.ts)
   const found = withLookAlikeClosers(text, raw.length === 0 ? NO_FINDINGS : finish(raw), state.ascii);
