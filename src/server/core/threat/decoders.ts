@@ -1,12 +1,14 @@
 /**
- * Finds encoded runs (base64, hex bytes, `\xNN` / `\uNNNN` escapes, percent-encoding) and decodes the ones
- * that decode to readable text, so the scanner can run the rules on what they say.
+ * Finds encoded runs (base64, hex bytes, `\xNN` / `\uNNNN` / octal escapes, percent-encoding; and, asked for,
+ * base32, HTML character references and lists of character codes) and decodes the ones that decode to readable
+ * text, so the scanner can run the rules on what they say. {@link transformedViews} undoes the two encodings that
+ * keep a text's length (ROT13, reversal) where the result reads as English and the text did not.
  *
  * Every pattern is a bounded character-class run (no nested quantifiers), so finding runs is linear.
  * Pure module.
  */
 
-export type Encoding = 'base64' | 'hex' | 'escape' | 'percent';
+export type Encoding = 'base64' | 'hex' | 'escape' | 'percent' | 'base32' | 'entity' | 'charcodes';
 
 export interface DecodedRun {
   readonly encoding: Encoding;
@@ -25,6 +27,15 @@ const DETECTORS: ReadonlyArray<{ encoding: Encoding; re: RegExp; decode: (run: s
     encoding: 'escape',
     re: /(?:\\x[0-9a-f]{2}){6,4096}|(?:\\u00[0-9a-f]{2}){6,4096}/gi,
     decode: (run) => Buffer.from(run.replace(/\\x|\\u00/gi, ''), 'hex'),
+  },
+  {
+    encoding: 'escape',
+    // `\u0438…` (any BMP escape, as JSON and JavaScript write them) and octal byte escapes `\151\147…`
+    re: /(?:\\u[0-9a-f]{4}){6,4096}|(?:\\[0-3][0-7]{2}){6,4096}/gi,
+    decode: (run) =>
+      run[1] === 'u' || run[1] === 'U'
+        ? Buffer.from(String.fromCharCode(...run.split(/\\u/i).slice(1).map((h) => parseInt(h, 16))), 'utf8')
+        : Buffer.from(run.split('\\').slice(1).map((o) => parseInt(o, 8))),
   },
   {
     encoding: 'percent',
@@ -57,9 +68,47 @@ const DETECTORS: ReadonlyArray<{ encoding: Encoding; re: RegExp; decode: (run: s
       return Buffer.from(b64.slice(0, MAX_RUN), 'base64');
     },
   },
+  {
+    encoding: 'base32',
+    // RFC 4648: upper-case letters and 2–7, padded with `=` (the decoder keeps only what reads as text)
+    re: /\b[A-Z2-7]{16,8192}={0,6}/g,
+    decode: (run) => {
+      const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+      const bytes: number[] = [];
+      let bits = 0;
+      let value = 0;
+      for (const ch of run.replace(/=+$/, '')) {
+        value = (value << 5) | ALPHABET.indexOf(ch);
+        bits += 5;
+        if (bits >= 8) {
+          bytes.push((value >>> (bits - 8)) & 0xff);
+          bits -= 8;
+        }
+      }
+      return Buffer.from(bytes);
+    },
+  },
+  {
+    encoding: 'entity',
+    // numeric character references: `&#73;&#103;…`, `&#x49;&#x67;…`
+    re: /(?:&#(?:[0-9]{1,7}|x[0-9a-f]{1,6});){6,4096}/gi,
+    decode: (run) => {
+      const codes = run.split(';').slice(0, -1).map((e) => (e[2] === 'x' || e[2] === 'X' ? parseInt(e.slice(3), 16) : parseInt(e.slice(2), 10)));
+      return codes.every((c) => c <= 0x10ffff) ? Buffer.from(String.fromCodePoint(...codes), 'utf8') : null;
+    },
+  },
+  {
+    encoding: 'charcodes',
+    // a list of printable ASCII codes: `[73, 103, 110, …]`, `String.fromCharCode(73,103,…)`, `chr(73) chr(103)`
+    re: /\b(?:(?:3[2-9]|[4-9][0-9]|1[01][0-9]|12[0-6])\)?[\s,;]{1,3}(?:chr\()?){7,4096}(?:3[2-9]|[4-9][0-9]|1[01][0-9]|12[0-6])\b/gi,
+    decode: (run) => Buffer.from((run.match(/[0-9]+/g) ?? []).map(Number)),
+  },
 ];
 
-/** True when decoded bytes read as text: valid-ish UTF-8, ≥ 90% printable, with ≥ 30% letters. */
+/** Decoders that run only when asked for (their characters are everywhere: the scanner asks when the text warrants it). */
+export const ON_REQUEST: readonly Encoding[] = ['base32', 'entity', 'charcodes'];
+
+/** True when decoded bytes read as text: valid-ish UTF-8, ≥ 90% printable, with ≥ 30% letters (of any script). */
 export function readableText(buf: Buffer): string | null {
   if (buf.length < 8) return null;
   const s = buf.toString('utf8');
@@ -69,7 +118,8 @@ export function readableText(buf: Buffer): string | null {
     const c = s.charCodeAt(i);
     if (c === 0xfffd) continue;
     if ((c >= 0x20 && c < 0x7f) || c === 0x0a || c === 0x0d || c === 0x09 || c >= 0xa0) printable++;
-    if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) letters++;
+    // letters of any script (an instruction in Cyrillic or Thai is as readable as one in English)
+    if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 0xc0 && /\p{L}/u.test(s[i]!))) letters++;
   }
   if (printable < s.length * 0.9 || letters < s.length * 0.3) return null;
   return s;
@@ -83,7 +133,7 @@ export function findDecodedRuns(text: string, limit = 32, encodings?: readonly E
   const out: DecodedRun[] = [];
   const taken: Array<[number, number]> = [];
   for (const { encoding, re, decode } of DETECTORS) {
-    if (encodings && !encodings.includes(encoding)) continue;
+    if (encodings ? !encodings.includes(encoding) : ON_REQUEST.includes(encoding)) continue;
     re.lastIndex = 0;
     let m: RegExpExecArray | null;
     while ((m = re.exec(text)) !== null && out.length < limit) {
@@ -98,4 +148,50 @@ export function findDecodedRuns(text: string, limit = 32, encodings?: readonly E
     }
   }
   return out.sort((a, b) => a.start - b.start);
+}
+
+/** Decoded text that reads as prose (five words or more), not a token, a path or a key. */
+export const readsAsProse = (decoded: string): boolean => /\S\s+\S+\s+\S+\s+\S+\s+\S/.test(decoded);
+
+const ROT13 = (text: string): string =>
+  text.replace(/[A-Za-z]/g, (c) => {
+    const base = c <= 'Z' ? 65 : 97;
+    return String.fromCharCode(((c.charCodeAt(0) - base + 13) % 26) + base);
+  });
+const REVERSED = (text: string): string => Array.from(text).reverse().join('');
+
+/** The most frequent English words: a text that reads as English has many, ROT13 or reversed English none. */
+const ENGLISH = /\b(?:the|and|to|of|a|in|is|it|you|your|that|for|on|with|as|this|be|all|any|from|or|not|are|by|at|into|every|before|after|then)\b/gi;
+const englishWords = (text: string): number => text.match(ENGLISH)?.length ?? 0;
+
+/** A length-preserving transform of one clause of a text and how a span of its result maps back onto the text. */
+export interface TransformedView {
+  readonly encoding: 'rot13' | 'reversed';
+  readonly text: string;
+  readonly spanOf: (start: number, end: number) => [number, number];
+}
+
+/** Clauses: runs of at least 20 characters between `.` `!` `?` `:` `;` and line breaks (and the spaces after them). */
+const CLAUSE = /[^.!?:;\n]{20,}[.!?:;]?|[.!?][^.!?:;\n]{20,}/g;
+
+/**
+ * The clauses of a text with ROT13 or reversal undone, where the result reads as English (at least three of the most
+ * frequent English words, and twice as many as the clause itself has) and so may say something the text hides. Both
+ * keep the length (reversal by code point: a span maps back mirrored within its clause).
+ */
+export function transformedViews(text: string): TransformedView[] {
+  const out: TransformedView[] = [];
+  CLAUSE.lastIndex = 0;
+  for (let m = CLAUSE.exec(text); m && out.length < 16; m = CLAUSE.exec(text)) {
+    const clause = m[0];
+    const at = m.index;
+    const own = englishWords(clause);
+    const rot = ROT13(clause);
+    const nRot = englishWords(rot);
+    if (nRot >= 3 && nRot >= 2 * own + 1) out.push({ encoding: 'rot13', text: rot, spanOf: (s, e) => [at + s, at + e] });
+    const rev = REVERSED(clause);
+    const nRev = englishWords(rev);
+    if (nRev >= 3 && nRev >= 2 * own + 1) out.push({ encoding: 'reversed', text: rev, spanOf: (s, e) => [at + clause.length - e, at + clause.length - s] });
+  }
+  return out;
 }

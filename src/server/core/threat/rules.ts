@@ -39,8 +39,11 @@ const GT_LIKE = bmpClass(GT_CONFUSABLES);
  * are judged as written as well as read as words.
  * 2026.12.3: the closer check also reads look-alikes of the names' letters (letterConfusables.ts) and more bracket shapes
  * (≤ ≥ ◃ ▹ 〔 〕 ˱ ˲ …), and a name is judged segment by segment as well as whole.
+ * 2026.12.4: a struck symbol beside a marker (`<∤/knowledge-untrusted>`) no longer hides it; base32, character
+ * references, character codes, any `\uXXXX` and octal escapes, ROT13 and reversed clauses are decoded, and encoded
+ * prose the learned stage reads as anything like an instruction is flagged (`encoded.instruction`).
  */
-export const RULESET_VERSION = `2026.12.3+${MODEL.version}`;
+export const RULESET_VERSION = `2026.12.4+${MODEL.version}`;
 
 export type ThreatCategory =
   | 'instruction-override'
@@ -767,7 +770,7 @@ export const RULES: readonly ThreatRule[] = [
   { kind: 'detector', id: 'hidden.bidi-control', category: 'hidden-text', severity: 'high', message: 'Contains bidirectional control characters that reorder how the text displays.' },
   { kind: 'detector', id: 'hidden.zero-width-in-word', category: 'hidden-text', severity: 'medium', message: 'Zero-width characters are hidden inside words (a common way to slip text past filters).' },
   { kind: 'detector', id: 'hidden.html-directive', category: 'hidden-text', severity: 'high', message: 'An HTML comment or invisible element carries a directive to the model.' },
-  { kind: 'detector', id: 'encoded.payload', category: 'encoded-payload', severity: 'high', message: 'Encoded text (base64/hex/escapes) decodes to something another rule flags.' },
+  { kind: 'detector', id: 'encoded.payload', category: 'encoded-payload', severity: 'high', message: 'Encoded text (base64, base32, hex, escapes, character codes, ROT13, reversed) decodes to something another rule flags.' },
   // ---- the intent lexicons (intent/intent.ts), counted when the learned stage corroborates them ---------
   { kind: 'detector', id: 'intent.override', category: 'instruction-override', severity: 'high', message: "Tells the model to ignore, replace or outrank its own instructions." },
   { kind: 'detector', id: 'intent.role', category: 'role-reassignment', severity: 'high', message: 'Gives the model another role, mode or authority, or has it take orders from stored text.' },
@@ -785,6 +788,7 @@ export const RULES: readonly ThreatRule[] = [
   { kind: 'detector', id: 'model.conceal', category: 'concealment', severity: 'medium', message: 'Reads as telling the model to hide something from the person (learned model, sentence-level).' },
   { kind: 'detector', id: 'model.safety-off', category: 'guardrail-bypass', severity: 'medium', message: 'Reads as telling the model to switch its safety checks off (learned model, sentence-level).' },
   { kind: 'detector', id: 'model.forged-turn', category: 'forged-turn', severity: 'medium', message: 'Reads as a forged end of context or a forged system or tool turn (learned model, sentence-level).' },
+  { kind: 'detector', id: 'encoded.instruction', category: 'encoded-payload', severity: 'high', message: 'Encoded text (base64, base32, hex, escapes, character codes, ROT13, reversed) decodes to prose that reads like an instruction.' },
   { kind: 'detector', id: 'encoded.decode-and-follow', category: 'encoded-payload', severity: 'high', message: 'Tells the model to decode an embedded blob and follow it.' },
 ];
 

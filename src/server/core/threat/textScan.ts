@@ -16,7 +16,7 @@
  *
  * Pure module: no `vscode`, no language-server imports (the CLI and other editors use it directly).
  */
-import { findDecodedRuns, type Encoding } from './decoders';
+import { findDecodedRuns, ON_REQUEST, readsAsProse, transformedViews, type DecodedRun, type Encoding } from './decoders';
 import { findBidiRuns, findHiddenContainers, findTagRuns, findZeroWidthInWords, type HiddenContainer, type HiddenRun } from './hidden';
 import type { TextFeatures } from './keywords';
 import { findIntents } from './intent/intent';
@@ -105,9 +105,12 @@ function scanInternal(text: string, depth: number, state: ScanState, prefilter: 
   // training: scripts/threat-train/train.ts): the rules and lexicons say where and what, the model whether the
   // wording is an attack at all. Rules that never fired on benign notes, and the detectors below (hidden and
   // encoded text), need no corroboration.
+  // the text's best window score, when the learned stage reads it (−∞: no window reaches the lowest gate)
+  let best = -Infinity;
   if (state.learned) {
     // (the view of a text without non-ASCII characters is ASCII: the model need not look for any)
     const reading = analyse(v, features !== null && !features.hasNonAscii, featuresDone);
+    best = reading.best;
     // (our closer policy: a closer of our envelope is never vetoed, `closerPolicy.ts`)
     let kept = 0;
     for (const f of viewFindings) {
@@ -141,13 +144,8 @@ function scanInternal(text: string, depth: number, state: ScanState, prefilter: 
 
   // 3. encoded runs: decode, scan what they say
   let readableBlob = false;
-  const mayHoldEncoded = !features || features.hasBase64Run || features.hasHexRun || features.hasEscape;
-  if (mayHoldEncoded && depth < MAX_DEPTH && state.budget > 0) {
-    // each decoder needs its characters: skip the ones the prefilter pass ruled out
-    const encodings: Encoding[] | undefined = features
-      ? [...(features.hasEscape ? (['escape', 'percent'] as const) : []), ...(features.hasHexRun ? (['hex'] as const) : []), ...(features.hasBase64Run ? (['base64'] as const) : [])]
-      : undefined;
-    for (const run of findDecodedRuns(v, undefined, encodings)) {
+  const decodeRuns = (runs: readonly DecodedRun[]): void => {
+    for (const run of runs) {
       if (state.budget <= 0) break;
       const decoded = run.decoded.slice(0, state.budget);
       state.budget -= decoded.length;
@@ -155,7 +153,43 @@ function scanInternal(text: string, depth: number, state: ScanState, prefilter: 
       const inner = scanInternal(decoded, depth + 1, state, prefilter);
       if (inner.length) {
         viewFindings.push({ meta: ruleMeta('encoded.payload'), start: run.start, end: run.end, inner: innerIds(inner), uncovered: excerpt(decoded) });
+      } else if (state.learned && readsAsProse(decoded) && analyse(normalizeForMatching(decoded).text).best > -Infinity) {
+        // prose is rarely stored encoded (a token, a key, an image is): encoded prose the learned stage reads as
+        // anything like an instruction (a window at its lowest gate) is flagged, though no rule alone would be
+        viewFindings.push({ meta: ruleMeta('encoded.instruction'), start: run.start, end: run.end, uncovered: excerpt(decoded) });
       }
+    }
+  };
+  const mayHoldEncoded = !features || features.hasBase64Run || features.hasHexRun || features.hasEscape;
+  if (mayHoldEncoded && depth < MAX_DEPTH && state.budget > 0) {
+    // each decoder needs its characters: skip the ones the prefilter pass ruled out
+    const encodings: Encoding[] | undefined = features
+      ? [...(features.hasEscape ? (['escape', 'percent'] as const) : []), ...(features.hasHexRun ? (['hex'] as const) : []), ...(features.hasBase64Run ? (['base64'] as const) : [])]
+      : undefined;
+    decodeRuns(findDecodedRuns(v, undefined, encodings));
+  }
+  // base32, character references, character codes, ROT13 and reversed text: where the learned stage reads the text
+  // as anything like an instruction ("run the encoded step", "decode and apply"), or cannot read it
+  if ((!state.learned || best > -Infinity) && depth < MAX_DEPTH && state.budget > 0) {
+    decodeRuns(findDecodedRuns(v, undefined, ON_REQUEST));
+    for (const t of depth === 0 ? transformedViews(v) : []) {
+      if (state.budget <= 0) break;
+      state.budget -= t.text.length;
+      const inner = scanInternal(t.text, depth + 1, state, prefilter);
+      if (inner.length === 0) {
+        if (state.learned && readsAsProse(t.text) && analyse(normalizeForMatching(t.text).text).best > -Infinity) {
+          const [start, end] = t.spanOf(0, t.text.length);
+          viewFindings.push({ meta: ruleMeta('encoded.instruction'), start, end, uncovered: excerpt(t.text) });
+        }
+        continue;
+      }
+      let [start, end] = t.spanOf(inner[0]!.start, inner[0]!.end);
+      for (const f of inner) {
+        const [s2, e2] = t.spanOf(f.start, f.end);
+        start = Math.min(start, s2);
+        end = Math.max(end, e2);
+      }
+      viewFindings.push({ meta: ruleMeta('encoded.payload'), start, end, inner: innerIds(inner), uncovered: excerpt(t.text.slice(Math.min(...inner.map((f) => f.start)), Math.max(...inner.map((f) => f.end)))) });
     }
   }
   if (readableBlob) {
