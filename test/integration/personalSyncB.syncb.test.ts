@@ -59,12 +59,16 @@ suite('personal memory through Settings Sync — machine B', () => {
     const a = fromA.entries.find((e) => e.title === 'Indentation')!;
     const edited = { ...a, body: 'Four spaces.', revision: 'x', history: [...a.history, a.revision], updatedAt: new Date(Date.now() + 60_000).toISOString() };
     await hooks.setGlobalState(PERSONAL_SYNC_KEY, { version: 1, entries: [edited] });
+    // The extension's own debounced run (scheduled by B's edit, or by a window-focus event) may merge the arrival
+    // first; then this run finds nothing new. Either way the merge happened exactly once: read its result from memory.
     const run = await hooks.personalSync!.run();
-    assert.ok(run.state === 'synced');
-    assert.equal(run.result.conflicts.length, 1);
+    assert.ok(run.state === 'synced' || run.state === 'unchanged', `sync ran: ${run.state}`);
+    if (run.state === 'synced') assert.ok(run.result.conflicts.length <= 1);
     const entries = await personal();
     const main = entries.find((e) => e.id === mine.id)!;
-    const copy = entries.find((e) => e.id === run.result.conflicts[0]!.copy)!;
+    const copies = entries.filter((e) => e.id !== mine.id && e.conflictWith === mine.id);
+    assert.equal(copies.length, 1, 'exactly one conflict copy');
+    const copy = copies[0]!;
     assert.equal(main.body, 'Four spaces.', 'the later edit keeps the id');
     assert.equal(copy.body, 'Two spaces; tabs in Makefiles.', 'nothing lost');
     assert.equal(main.conflictWith, copy.id);
