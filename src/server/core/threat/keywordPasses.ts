@@ -197,11 +197,15 @@ export function compileFusedPass(t: Tables): FusedPassFn {
         let h = seedWord;
         let stem = seedStem;
         let len = 0;
+        // the run features are taken per word (below): the OR and the AND of its characters' classes
+        let any = 0;
+        let every = -1;
+        const ws = i;
         while (i < n) {
           const d = text.charCodeAt(i);
           if (d >= 0x80) {
             ascii = false;
-            break outer;
+            break;
           }
           const info = A[d]!;
           if ((info & P.KindBits) !== P.KindWord) break;
@@ -223,14 +227,8 @@ export function compileFusedPass(t: Tables): FusedPassFn {
               HITS[hitCount++] = id;
             }
           }
-          // a word character is a base64 character: the run goes on
-          b64Len++;
-          b64Cls |= info;
-          hexLen = (hexLen + 1) & -((info >> P.HexShift) & 1);
-          if (b64Len >= P.B64Min || hexLen >= P.HexMin) {
-            if (b64Len >= P.B64Min && (b64Cls & P.B64Mixed) === P.B64Mixed) found |= PF.B64;
-            if (hexLen >= P.HexMin) found |= PF.Hex;
-          }
+          any |= info;
+          every &= info;
           // features.ts `step` (FNV-1a) of the folded character, written out
           const f = info >>> P.LowerShift;
           h = Math.imul(h ^ f, P.FnvPrime);
@@ -238,6 +236,27 @@ export function compileFusedPass(t: Tables): FusedPassFn {
           len++;
           i++;
         }
+        // the word's run features, as the per-character tracking of the other loops would have them: every word character
+        // is a base64 character, so the base64 run goes on through the word (its length and classes only grow, so it is
+        // checked once, at the end); the hex run goes on through a word of hex digits, else it breaks inside the word
+        b64Len += len;
+        b64Cls |= any;
+        if (b64Len >= P.B64Min && (b64Cls & P.B64Mixed) === P.B64Mixed) found |= PF.B64;
+        if ((every & P.HexClass) !== 0) hexLen += len;
+        else if (hexLen + len >= P.HexMin) {
+          // a run that may reach the minimum inside the word: character by character
+          for (let j = ws; j < i; j++) {
+            hexLen = (hexLen + 1) & -((A[text.charCodeAt(j)]! >> P.HexShift) & 1);
+            if (hexLen >= P.HexMin) found |= PF.Hex;
+          }
+        } else {
+          // no run reaches the minimum in the word: the run now is the word's trailing hex digits
+          let t = i;
+          while (t > ws && (A[text.charCodeAt(t - 1)]! & P.HexClass) !== 0) t--;
+          hexLen = i - t;
+        }
+        if (hexLen >= P.HexMin) found |= PF.Hex;
+        if (!ascii) break;
         out[count++] = h;
         sum += weights[h & mask]!;
         if (len > stemLen) {
@@ -382,6 +401,7 @@ const enum P {
   HexMin = 23,
   B64Shift = 8,
   HexShift = 9,
+  HexClass = 1 << 9,
   EscClass = 4 << 8,
   NonAsciiClass = 8 << 8,
   B64Mixed = (16 | 32 | 64) << 8,
