@@ -95,3 +95,47 @@ test('fused pass: a non-ASCII character anywhere gives the plain pass and no fea
     assert.deepEqual(hits, separate(t).keywords, t);
   }
 });
+
+test('fused pass: the base64 and hex run features taken per word match the per-character tracking of the plain pass', () => {
+  // runs that reach (or just miss) their minimum inside a word, across words and separators, at a word's start or end,
+  // and broken by a non-hex letter or a non-ASCII character in the middle of a word
+  const hex = ['deadbeef', 'cafe', 'c0ffee', '7e', '01', 'ff', 'abcdef0123456789abcdef0', 'abcdef0123456789abcdef', 'xyz'];
+  const glue = [' ', ':', ',', '-', '_', '.', '\n', 'g', 'G', '/', '+', '=', 'é', '\u200b'];
+  const pick = (r: () => number, xs: readonly string[]): string => xs[Math.floor(r() * xs.length)]!;
+  let seed = 12345;
+  const r = (): number => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return seed / 2 ** 32;
+  };
+  const texts: string[] = [
+    'a'.repeat(22) + 'B1',
+    'deadbeefdeadbeefdeadbee',
+    'deadbeefdeadbeefdeadbe',
+    'xdeadbeefdeadbeefdeadbeefx',
+    'deadbeef deadbeef deadbee',
+    'deadbeef deadbeef deadbgef',
+    'gdeadbeefdeadbeef deadbeef',
+    'dGhpcyBpcyBhIGJhc2U2NCBydW4',
+    'abcdefghijklmnopqrsT1',
+    'abcdefghijklmnopqrst',
+    'ABCDEFGHIJ1234567890abcdé',
+    'deadbeefdeadbeefdead\u00e9beef',
+  ];
+  for (let k = 0; k < 3000; k++) {
+    let t = '';
+    const parts = 1 + Math.floor(r() * 12);
+    for (let p = 0; p < parts; p++) t += pick(r, hex) + (r() < 0.8 ? pick(r, glue) : '');
+    texts.push(t);
+  }
+  let b64 = 0;
+  let hexRuns = 0;
+  for (const t of texts) {
+    const want = separate(t);
+    const got = fused(t);
+    assert.deepEqual(got.flags, want.flags, JSON.stringify(t));
+    const [, hasB64, hasHex] = JSON.parse(want.flags) as [number, boolean, boolean];
+    if (hasB64) b64++;
+    if (hasHex) hexRuns++;
+  }
+  assert.ok(b64 > 100 && hexRuns > 100 && hexRuns < texts.length - 100, `${b64} base64 runs, ${hexRuns} hex runs of ${texts.length}`);
+});

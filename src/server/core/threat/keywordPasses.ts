@@ -103,28 +103,46 @@ export function compilePass(t: Tables): PassFn {
  * that over the corpora); at the first non-ASCII character it leaves the features and goes on as the plain pass.
  * It also sums the model's weights of each sentence's features as it hashes them (so scoring need not read
  * the features again: model/windows.ts `scoreWindows`); the sums are of int8 values, exact in any order.
+ *
+ * Written for V8's optimising compiler: the loops read only locals and literals (a binding of the enclosing
+ * closure or module is a context load with a hole or type check at every use, and the optimised loop spent
+ * more time on those than on its work), the hash step is written out, every seed is an int32 (SEED_WORD is
+ * above 2^31: a hash that starts as a double is converted at every step), and one table holds what the word
+ * loop reads of an ASCII character (see {@link fusedAsciiTable}).
  */
 export function compileFusedPass(t: Tables): FusedPassFn {
   const { charInfo, delta, stride, outStart, outIds, kwLen, kwFlags, hits } = t;
-  // the feature pass's tables and constants as closure constants (an imported binding is a property load
-  // per use in CommonJS output)
-  const KIND = ASCII_KIND;
-  const [seedWord, seedStem, seedPunct, stemLen, punctMax, maxSegment] = [SEED_WORD, SEED_STEM, SEED_PUNCT, STEM_LEN, PUNCT_MAX, MAX_SEGMENT];
-  const hash = step;
-  const pair = mix;
-  const windowStop = isWindowStop;
-  const lower = lowerAscii;
-  const record = closeSegment;
-  const begin = beginFeatures;
+  const table = fusedAsciiTable(charInfo);
+  // held as int32 (see above); the tests hold the pass to features(), so a seed that moved there fails them
+  const seeds = Int32Array.of(SEED_WORD, SEED_STEM, SEED_PUNCT);
+  const sizes = Int32Array.of(STEM_LEN, PUNCT_MAX, MAX_SEGMENT);
   return (text, seen, hitCount, weights, mask) => {
+    // everything the loops read, as locals
+    const A = table;
+    const CI = charInfo;
+    const D = delta;
+    const W = stride;
+    const OS = outStart;
+    const OI = outIds;
+    const KL = kwLen;
+    const KF = kwFlags;
+    const HITS = hits;
+    const seedWord = seeds[0]!;
+    const seedStem = seeds[1]!;
+    const seedPunct = seeds[2]!;
+    const stemLen = sizes[0]!;
+    const punctMax = sizes[1]!;
+    const maxSegment = sizes[2]!;
+    const pair = mix;
+    const record = closeSegment;
     let s = 0;
-    let flags = 0;
+    let flags = 0; // character classes seen (only the ESC and non-ASCII classes are read: no word or space character has them)
     let b64Len = 0;
     let b64Cls = 0;
     let hexLen = 0;
     let found = 0;
     const n = text.length;
-    const out = begin(n);
+    const out = beginFeatures(n);
     let count = 0;
     let sum = 0; // the weights of the current sentence's features so far
     let sStart = -1; // start of the current sentence (-1: none yet)
@@ -138,40 +156,32 @@ export function compileFusedPass(t: Tables): FusedPassFn {
         ascii = false;
         break;
       }
-      const kind = KIND[c]!;
-      if (kind === 0) {
-        // space
-        {
-          const info = charInfo[c]!;
-          flags |= info;
-          s = delta[s * stride + (info & 0xff)]!;
-          if (s >= OUT) {
-            s -= OUT;
-            for (let k = outStart[s]!; outIds[k]! >= 0; k++) {
-              const id = outIds[k]!;
-              if (seen[id] !== 0) continue;
-              const f = kwFlags[id]!;
-              if (f !== 0) {
-                if (f & START) {
-                  const p = i - kwLen[id]!;
-                  if (p >= 0 && isWordCode(text.charCodeAt(p))) continue;
-                }
-                if (f & END && i + 1 < n && isWordCode(text.charCodeAt(i + 1))) continue;
+      const first = A[c]!;
+      const kind = first & P.KindBits;
+      if (kind === P.KindSpace) {
+        s = D[s * W + (first & 0xff)]!;
+        if (s >= P.Out) {
+          s -= P.Out;
+          for (let k = OS[s]!; OI[k]! >= 0; k++) {
+            const id = OI[k]!;
+            if (seen[id] !== 0) continue;
+            const f = KF[id]!;
+            if (f !== 0) {
+              if (f & PK.Start) {
+                const p = i - KL[id]!;
+                if (p >= 0 && isWordCode(text.charCodeAt(p))) continue;
               }
-              seen[id] = 1;
-              hits[hitCount++] = id;
+              if (f & PK.End && i + 1 < n && isWordCode(text.charCodeAt(i + 1))) continue;
             }
-          }
-          const inB64 = -((info >> (8 + B64_BIT)) & 1);
-          const inHex = -((info >> (8 + HEXSEP_BIT)) & 1);
-          b64Len = (b64Len + 1) & inB64;
-          b64Cls = (b64Cls | info) & inB64;
-          hexLen = (hexLen + 1) & inHex;
-          if (b64Len >= B64_MIN || hexLen >= HEX_MIN) {
-            if (b64Len >= B64_MIN && (b64Cls & B64_MIXED) === B64_MIXED) found |= FOUND_B64;
-            if (hexLen >= HEX_MIN) found |= FOUND_HEX;
+            seen[id] = 1;
+            HITS[hitCount++] = id;
           }
         }
+        // a space ends a base64 run; it may be a hex separator
+        b64Len = 0;
+        b64Cls = 0;
+        hexLen = (hexLen + 1) & -((first >> P.HexShift) & 1);
+        if (hexLen >= P.HexMin) found |= PF.Hex;
         if (sStart >= 0 && (c === 0x0a || i - sStart >= maxSegment)) {
           record(sStart, sEnd, count, sum);
           sum = 0;
@@ -182,55 +192,71 @@ export function compileFusedPass(t: Tables): FusedPassFn {
         continue;
       }
       if (sStart < 0) sStart = i;
-      if (kind === 1) {
+      if (kind === P.KindWord) {
         // a word: its hash, its stem (first STEM_LEN characters), the pair with the previous stem
         let h = seedWord;
         let stem = seedStem;
         let len = 0;
+        // the run features are taken per word (below): the OR and the AND of its characters' classes
+        let any = 0;
+        let every = -1;
+        const ws = i;
         while (i < n) {
           const d = text.charCodeAt(i);
           if (d >= 0x80) {
             ascii = false;
-            break outer;
+            break;
           }
-          if (KIND[d] !== 1) break;
-          {
-            const info = charInfo[d]!;
-            flags |= info;
-            s = delta[s * stride + (info & 0xff)]!;
-            if (s >= OUT) {
-              s -= OUT;
-              for (let k = outStart[s]!; outIds[k]! >= 0; k++) {
-                const id = outIds[k]!;
-                if (seen[id] !== 0) continue;
-                const f = kwFlags[id]!;
-                if (f !== 0) {
-                  if (f & START) {
-                    const p = i - kwLen[id]!;
-                    if (p >= 0 && isWordCode(text.charCodeAt(p))) continue;
-                  }
-                  if (f & END && i + 1 < n && isWordCode(text.charCodeAt(i + 1))) continue;
+          const info = A[d]!;
+          if ((info & P.KindBits) !== P.KindWord) break;
+          s = D[s * W + (info & 0xff)]!;
+          if (s >= P.Out) {
+            s -= P.Out;
+            for (let k = OS[s]!; OI[k]! >= 0; k++) {
+              const id = OI[k]!;
+              if (seen[id] !== 0) continue;
+              const f = KF[id]!;
+              if (f !== 0) {
+                if (f & PK.Start) {
+                  const p = i - KL[id]!;
+                  if (p >= 0 && isWordCode(text.charCodeAt(p))) continue;
                 }
-                seen[id] = 1;
-                hits[hitCount++] = id;
+                if (f & PK.End && i + 1 < n && isWordCode(text.charCodeAt(i + 1))) continue;
               }
-            }
-            const inB64 = -((info >> (8 + B64_BIT)) & 1);
-            const inHex = -((info >> (8 + HEXSEP_BIT)) & 1);
-            b64Len = (b64Len + 1) & inB64;
-            b64Cls = (b64Cls | info) & inB64;
-            hexLen = (hexLen + 1) & inHex;
-            if (b64Len >= B64_MIN || hexLen >= HEX_MIN) {
-              if (b64Len >= B64_MIN && (b64Cls & B64_MIXED) === B64_MIXED) found |= FOUND_B64;
-              if (hexLen >= HEX_MIN) found |= FOUND_HEX;
+              seen[id] = 1;
+              HITS[hitCount++] = id;
             }
           }
-          const f = lower(d);
-          h = hash(h, f);
-          if (len < stemLen) stem = hash(stem, f);
+          any |= info;
+          every &= info;
+          // features.ts `step` (FNV-1a) of the folded character, written out
+          const f = info >>> P.LowerShift;
+          h = Math.imul(h ^ f, P.FnvPrime);
+          if (len < stemLen) stem = Math.imul(stem ^ f, P.FnvPrime);
           len++;
           i++;
         }
+        // the word's run features, as the per-character tracking of the other loops would have them: every word character
+        // is a base64 character, so the base64 run goes on through the word (its length and classes only grow, so it is
+        // checked once, at the end); the hex run goes on through a word of hex digits, else it breaks inside the word
+        b64Len += len;
+        b64Cls |= any;
+        if (b64Len >= P.B64Min && (b64Cls & P.B64Mixed) === P.B64Mixed) found |= PF.B64;
+        if ((every & P.HexClass) !== 0) hexLen += len;
+        else if (hexLen + len >= P.HexMin) {
+          // a run that may reach the minimum inside the word: character by character
+          for (let j = ws; j < i; j++) {
+            hexLen = (hexLen + 1) & -((A[text.charCodeAt(j)]! >> P.HexShift) & 1);
+            if (hexLen >= P.HexMin) found |= PF.Hex;
+          }
+        } else {
+          // no run reaches the minimum in the word: the run now is the word's trailing hex digits
+          let t = i;
+          while (t > ws && (A[text.charCodeAt(t - 1)]! & P.HexClass) !== 0) t--;
+          hexLen = i - t;
+        }
+        if (hexLen >= P.HexMin) found |= PF.Hex;
+        if (!ascii) break;
         out[count++] = h;
         sum += weights[h & mask]!;
         if (len > stemLen) {
@@ -249,47 +275,45 @@ export function compileFusedPass(t: Tables): FusedPassFn {
       // a punctuation run
       let h = seedPunct;
       let len = 0;
-      let stop = false;
+      let stop = 0;
       while (i < n) {
         const d = text.charCodeAt(i);
         if (d >= 0x80) {
           ascii = false;
           break outer;
         }
-        if (KIND[d] !== 3) break;
-        {
-            const info = charInfo[d]!;
-            flags |= info;
-            s = delta[s * stride + (info & 0xff)]!;
-            if (s >= OUT) {
-              s -= OUT;
-              for (let k = outStart[s]!; outIds[k]! >= 0; k++) {
-                const id = outIds[k]!;
-                if (seen[id] !== 0) continue;
-                const f = kwFlags[id]!;
-                if (f !== 0) {
-                  if (f & START) {
-                    const p = i - kwLen[id]!;
-                    if (p >= 0 && isWordCode(text.charCodeAt(p))) continue;
-                  }
-                  if (f & END && i + 1 < n && isWordCode(text.charCodeAt(i + 1))) continue;
-                }
-                seen[id] = 1;
-                hits[hitCount++] = id;
+        const info = A[d]!;
+        if ((info & P.KindBits) !== P.KindPunct) break;
+        flags |= info;
+        s = D[s * W + (info & 0xff)]!;
+        if (s >= P.Out) {
+          s -= P.Out;
+          for (let k = OS[s]!; OI[k]! >= 0; k++) {
+            const id = OI[k]!;
+            if (seen[id] !== 0) continue;
+            const f = KF[id]!;
+            if (f !== 0) {
+              if (f & PK.Start) {
+                const p = i - KL[id]!;
+                if (p >= 0 && isWordCode(text.charCodeAt(p))) continue;
               }
+              if (f & PK.End && i + 1 < n && isWordCode(text.charCodeAt(i + 1))) continue;
             }
-            const inB64 = -((info >> (8 + B64_BIT)) & 1);
-            const inHex = -((info >> (8 + HEXSEP_BIT)) & 1);
-            b64Len = (b64Len + 1) & inB64;
-            b64Cls = (b64Cls | info) & inB64;
-            hexLen = (hexLen + 1) & inHex;
-            if (b64Len >= B64_MIN || hexLen >= HEX_MIN) {
-              if (b64Len >= B64_MIN && (b64Cls & B64_MIXED) === B64_MIXED) found |= FOUND_B64;
-              if (hexLen >= HEX_MIN) found |= FOUND_HEX;
-            }
+            seen[id] = 1;
+            HITS[hitCount++] = id;
           }
-        if (len < punctMax) h = hash(h, d);
-        if (windowStop(d)) stop = true;
+        }
+        const inB64 = -((info >> P.B64Shift) & 1);
+        const inHex = -((info >> P.HexShift) & 1);
+        b64Len = (b64Len + 1) & inB64;
+        b64Cls = (b64Cls | info) & inB64;
+        hexLen = (hexLen + 1) & inHex;
+        if (b64Len >= P.B64Min || hexLen >= P.HexMin) {
+          if (b64Len >= P.B64Min && (b64Cls & P.B64Mixed) === P.B64Mixed) found |= PF.B64;
+          if (hexLen >= P.HexMin) found |= PF.Hex;
+        }
+        if (len < punctMax) h = Math.imul(h ^ d, P.FnvPrime);
+        stop |= info;
         len++;
         i++;
       }
@@ -298,7 +322,7 @@ export function compileFusedPass(t: Tables): FusedPassFn {
       prevStem = 0;
       sEnd = i;
       // a sentence ends after . ! ? ; before a space (a non-ASCII character next ends the pass anyway)
-      if (stop && (i >= n || (text.charCodeAt(i) < 0x80 && KIND[text.charCodeAt(i)] === 0))) {
+      if ((stop & P.Stop) !== 0 && (i >= n || (text.charCodeAt(i) < 0x80 && (A[text.charCodeAt(i)]! & P.KindBits) === P.KindSpace))) {
         record(sStart, sEnd, count, sum);
         sum = 0;
         sStart = -1;
@@ -309,45 +333,93 @@ export function compileFusedPass(t: Tables): FusedPassFn {
     } else {
       // a non-ASCII character at i: the features are left unfinished (the model reads the normalised view);
       // the keyword pass goes on as compilePass's loop does
-      found |= FOUND_NO_FEATURES;
+      found |= PF.NoFeatures;
       for (; i < n; i++) {
         const c = text.charCodeAt(i);
-        const info = charInfo[c]!;
+        const info = CI[c]!;
         flags |= info;
-        s = delta[s * stride + (info & 0xff)]!;
-        if (s >= OUT) {
-          s -= OUT;
-          for (let k = outStart[s]!; outIds[k]! >= 0; k++) {
-            const id = outIds[k]!;
+        s = D[s * W + (info & 0xff)]!;
+        if (s >= P.Out) {
+          s -= P.Out;
+          for (let k = OS[s]!; OI[k]! >= 0; k++) {
+            const id = OI[k]!;
             if (seen[id] !== 0) continue;
-            const f = kwFlags[id]!;
+            const f = KF[id]!;
             if (f !== 0) {
-              if (f & START) {
-                const p = i - kwLen[id]!;
+              if (f & PK.Start) {
+                const p = i - KL[id]!;
                 if (p >= 0 && isWordCode(text.charCodeAt(p))) continue;
               }
-              if (f & END && i + 1 < n && isWordCode(text.charCodeAt(i + 1))) continue;
+              if (f & PK.End && i + 1 < n && isWordCode(text.charCodeAt(i + 1))) continue;
             }
             seen[id] = 1;
-            hits[hitCount++] = id;
+            HITS[hitCount++] = id;
           }
         }
-        const inB64 = -((info >> (8 + B64_BIT)) & 1);
-        const inHex = -((info >> (8 + HEXSEP_BIT)) & 1);
+        const inB64 = -((info >> P.B64Shift) & 1);
+        const inHex = -((info >> P.HexShift) & 1);
         b64Len = (b64Len + 1) & inB64;
         b64Cls = (b64Cls | info) & inB64;
         hexLen = (hexLen + 1) & inHex;
-        if (b64Len >= B64_MIN || hexLen >= HEX_MIN) {
-          if (b64Len >= B64_MIN && (b64Cls & B64_MIXED) === B64_MIXED) found |= FOUND_B64;
-          if (hexLen >= HEX_MIN) found |= FOUND_HEX;
+        if (b64Len >= P.B64Min || hexLen >= P.HexMin) {
+          if (b64Len >= P.B64Min && (b64Cls & P.B64Mixed) === P.B64Mixed) found |= PF.B64;
+          if (hexLen >= P.HexMin) found |= PF.Hex;
         }
       }
     }
-    const cls = flags >> 8;
-    if (cls & ESC) found |= FOUND_ESC;
-    if (cls & NONASCII) found |= FOUND_NONASCII;
-    return hitCount | (found << HIT_BITS);
+    if (flags & P.EscClass) found |= PF.Esc;
+    if (flags & P.NonAsciiClass) found |= PF.NonAscii;
+    return hitCount | (found << PK.HitBits);
   };
+}
+
+/**
+ * The fused pass's table of the ASCII characters, one load per character: charInfo's symbol and classes (bits 0..15),
+ * the feature pass's kind (model/features.ts ASCII_KIND, bits 16..17), whether it is a window stop (bit 18) and the
+ * case-folded code (textFold.ts lowerAscii, bits 24..30).
+ */
+function fusedAsciiTable(charInfo: Uint16Array): Int32Array {
+  const a = new Int32Array(128);
+  for (let c = 0; c < 128; c++) a[c] = charInfo[c]! | (ASCII_KIND[c]! << P.KindShift) | (isWindowStop(c) ? P.Stop : 0) | (lowerAscii(c) << P.LowerShift);
+  return a;
+}
+
+/**
+ * The fused pass's constants as literals (a const enum is inlined: a module-level constant would be a context load
+ * and a check at every use in the loop). Checked against the module's constants below, at load.
+ */
+const enum P {
+  KindShift = 16,
+  KindBits = 3 << 16,
+  KindSpace = 0 << 16,
+  KindWord = 1 << 16,
+  KindPunct = 3 << 16,
+  Stop = 1 << 18,
+  LowerShift = 24,
+  Out = 0x8000,
+  B64Min = 20,
+  HexMin = 23,
+  B64Shift = 8,
+  HexShift = 9,
+  HexClass = 1 << 9,
+  EscClass = 4 << 8,
+  NonAsciiClass = 8 << 8,
+  B64Mixed = (16 | 32 | 64) << 8,
+  FnvPrime = 16777619,
+}
+/** The keyword flags and the pass result's layout, as literals (see {@link P}). */
+const enum PK {
+  Start = 1,
+  End = 2,
+  HitBits = 16,
+}
+/** The pass result's FOUND_* bits, as literals (see {@link P}). */
+const enum PF {
+  B64 = 1,
+  Hex = 2,
+  Esc = 4,
+  NonAscii = 8,
+  NoFeatures = 16,
 }
 
 /** A pass result: the hit count in the low bits, the features above. */
@@ -389,3 +461,12 @@ export const CHAR_CLASS: Uint8Array = (() => {
   }
   return t;
 })();
+
+// the fused pass's literals (P) are the module's constants
+if (
+  P.Out !== OUT || PK.Start !== START || PK.End !== END || P.B64Min !== B64_MIN || P.HexMin !== HEX_MIN || P.B64Shift !== 8 + B64_BIT || P.HexShift !== 8 + HEXSEP_BIT ||
+  P.EscClass !== ESC << 8 || P.NonAsciiClass !== NONASCII << 8 || P.B64Mixed !== B64_MIXED || PF.B64 !== FOUND_B64 || PF.Hex !== FOUND_HEX ||
+  PF.Esc !== FOUND_ESC || PF.NonAscii !== FOUND_NONASCII || PF.NoFeatures !== FOUND_NO_FEATURES || PK.HitBits !== HIT_BITS || step(0, 0) !== 0 || step(1, 0) !== P.FnvPrime
+) {
+  throw new Error('keywordPasses: the fused pass\'s constants differ from the module\'s');
+}

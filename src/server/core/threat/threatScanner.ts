@@ -114,7 +114,7 @@ export class ThreatScanner {
       if (contentHash !== undefined) hit.hash ??= contentHash;
       return hit;
     }
-    if (byText && contentHash !== undefined) {
+    if (byText && contentHash !== undefined && this.byHash.size > 0) {
       // a verdict seeded by hash (a persisted store) for a short text
       const seeded = this.byHash.get(contentHash);
       if (seeded !== undefined && seeded.version === this.rulesetVersion) {
