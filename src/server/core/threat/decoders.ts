@@ -4,7 +4,8 @@
  * text, so the scanner can run the rules on what they say. {@link transformedViews} undoes the two encodings that
  * keep a text's length (ROT13, reversal) where the result reads as English and the text did not.
  *
- * Every pattern is a bounded character-class run (no nested quantifiers), so finding runs is linear.
+ * Every pattern is a bounded run, so finding runs is linear: a character-class run, or (character codes) a bounded
+ * repeat of a unit that must start with a digit and end at a separator, so a text splits into units one way only.
  * Pure module.
  */
 
@@ -150,7 +151,9 @@ export function findDecodedRuns(text: string, limit = 32, encodings?: readonly E
   return out.sort((a, b) => a.start - b.start);
 }
 
-/** Decoded text that reads as prose (five words or more), not a token, a path or a key. */
+/** Decoded text that reads as words (four or more), not a token, a path or a key: a blob worth a decode-and-follow cue. */
+export const readsAsWords = (decoded: string): boolean => /\S\s+\S+\s+\S+\s+\S/.test(decoded);
+/** Decoded text that reads as prose (five words or more, one more than {@link readsAsWords}): worth the learned stage. */
 export const readsAsProse = (decoded: string): boolean => /\S\s+\S+\s+\S+\s+\S+\s+\S/.test(decoded);
 
 const ROT13 = (text: string): string =>

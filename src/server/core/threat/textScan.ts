@@ -16,7 +16,7 @@
  *
  * Pure module: no `vscode`, no language-server imports (the CLI and other editors use it directly).
  */
-import { findDecodedRuns, ON_REQUEST, readsAsProse, transformedViews, type DecodedRun, type Encoding } from './decoders';
+import { findDecodedRuns, ON_REQUEST, readsAsProse, readsAsWords, transformedViews, type DecodedRun, type Encoding } from './decoders';
 import { findBidiRuns, findHiddenContainers, findTagRuns, findZeroWidthInWords, type HiddenContainer, type HiddenRun } from './hidden';
 import type { TextFeatures } from './keywords';
 import { findIntents } from './intent/intent';
@@ -144,18 +144,19 @@ function scanInternal(text: string, depth: number, state: ScanState, prefilter: 
 
   // 3. encoded runs: decode, scan what they say
   let readableBlob = false;
+  // prose is rarely stored encoded (a token, a key, an image is): encoded prose the learned stage reads as anything like
+  // an instruction (a window at its lowest gate) is flagged, though no rule alone would be
+  const instructionLikeProse = (text: string): boolean => state.learned && readsAsProse(text) && analyse(normalizeForMatching(text).text).best > -Infinity;
   const decodeRuns = (runs: readonly DecodedRun[]): void => {
     for (const run of runs) {
       if (state.budget <= 0) break;
       const decoded = run.decoded.slice(0, state.budget);
       state.budget -= decoded.length;
-      if (/\S\s+\S+\s+\S+\s+\S/.test(decoded)) readableBlob = true;
+      if (readsAsWords(decoded)) readableBlob = true;
       const inner = scanInternal(decoded, depth + 1, state, prefilter);
       if (inner.length) {
         viewFindings.push({ meta: ruleMeta('encoded.payload'), start: run.start, end: run.end, inner: innerIds(inner), uncovered: excerpt(decoded) });
-      } else if (state.learned && readsAsProse(decoded) && analyse(normalizeForMatching(decoded).text).best > -Infinity) {
-        // prose is rarely stored encoded (a token, a key, an image is): encoded prose the learned stage reads as
-        // anything like an instruction (a window at its lowest gate) is flagged, though no rule alone would be
+      } else if (instructionLikeProse(decoded)) {
         viewFindings.push({ meta: ruleMeta('encoded.instruction'), start: run.start, end: run.end, uncovered: excerpt(decoded) });
       }
     }
@@ -177,7 +178,7 @@ function scanInternal(text: string, depth: number, state: ScanState, prefilter: 
       state.budget -= t.text.length;
       const inner = scanInternal(t.text, depth + 1, state, prefilter);
       if (inner.length === 0) {
-        if (state.learned && readsAsProse(t.text) && analyse(normalizeForMatching(t.text).text).best > -Infinity) {
+        if (instructionLikeProse(t.text)) {
           const [start, end] = t.spanOf(0, t.text.length);
           viewFindings.push({ meta: ruleMeta('encoded.instruction'), start, end, uncovered: excerpt(t.text) });
         }
