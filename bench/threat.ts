@@ -15,6 +15,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { buildSync } from 'esbuild';
 import { evaluate, parseLabelled } from '../src/server/core/threat/evaluate';
 import { allRulePatterns, hashContent, scanText, ThreatScanner } from '../src/server/core/threat/threatScanner';
 import { seededRandom } from '../test/helpers/hostile';
@@ -239,7 +240,7 @@ function corpusRows(label: string, corpus: readonly string[], patterns: readonly
       () => corpus.forEach((t, i) => scanner.judge(t, false, hashes[i])),
       () => corpus.forEach((t) => scanText(t, { learned: false })),
     );
-    rows.push({ case: `${label}: cold rescan, every stage, hash supplied; baseline: rules only, timed in turn`, ours: cold, baseline: rules, target: '≤ 60 ms (rules only: 44 ms quiet)' });
+    rows.push({ case: `${label}: cold rescan, every stage, hash supplied; baseline: rules only, timed in turn`, ours: cold, baseline: rules, target: '(the ≤ 60 ms target is read on the shipped bundle, below)' });
   }
   const warm = new ThreatScanner();
   corpus.forEach((t, i) => warm.judge(t, false, hashes[i]));
@@ -268,6 +269,33 @@ function corpusRows(label: string, corpus: readonly string[], patterns: readonly
   return rows;
 }
 
+/**
+ * The realistic cold rescan through the code as it ships: the scanner bundled by esbuild as scripts/build.mjs bundles
+ * it (one scope; run under tsx, every call across modules goes through an export getter, which the shipped bundles do
+ * not pay), written beside dist/threat-model.bin and loaded from there. Its baseline, the rule table's regexes in turn,
+ * is timed in turn with it, run by run.
+ */
+function bundleRows(corpus: readonly string[], patterns: readonly RegExp[]): Row[] {
+  const root = resolve(__dirname, '..');
+  if (!existsSync(resolve(root, 'dist/threat-model.bin'))) {
+    console.log('(dist/threat-model.bin not built: run npm run build for the shipped-bundle row)');
+    return [];
+  }
+  const outfile = resolve(root, 'dist/bench-threat-scanner.js');
+  buildSync({ entryPoints: [resolve(root, 'src/server/core/threat/threatScanner.ts')], bundle: true, platform: 'node', target: 'node20', format: 'cjs', outfile, logLevel: 'warning' });
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const shipped = require(outfile) as typeof import('../src/server/core/threat/threatScanner');
+  const hashes = corpus.map(shipped.hashContent);
+  let scanner = new shipped.ThreatScanner();
+  const [cold, base] = timeInTurn(
+    RUNS,
+    () => (scanner = new shipped.ThreatScanner()),
+    () => corpus.forEach((t, i) => scanner.judge(t, false, hashes[i])),
+    () => baselineScan(corpus, patterns),
+  );
+  return [{ case: 'realistic: cold rescan, every stage, hash supplied, the shipped bundle (esbuild); baseline timed in turn', ours: cold, baseline: base, target: '≤ 60 ms' }];
+}
+
 export async function runThreatBench(): Promise<void> {
   const patterns = allRulePatterns();
   console.log('\n## Threat scanner\n');
@@ -276,6 +304,7 @@ export async function runThreatBench(): Promise<void> {
     ...corpusRows('realistic', buildRealisticCorpus(), patterns, true),
     ...corpusRows('dense', buildCorpus(), patterns, false),
   ];
+  rows.push(...bundleRows(buildRealisticCorpus(), patterns));
   const K = 64 * 1024;
   const adversarial = 'ignore all previous <!-- System:\n~/.aws/credentials curl '.repeat(Math.ceil(K / 60)).slice(0, K);
   rows.push({

@@ -164,8 +164,16 @@ const ROT13 = (text: string): string =>
 const REVERSED = (text: string): string => Array.from(text).reverse().join('');
 
 /** The most frequent English words: a text that reads as English has many, ROT13 or reversed English none. */
-const ENGLISH = /\b(?:the|and|to|of|a|in|is|it|you|your|that|for|on|with|as|this|be|all|any|from|or|not|are|by|at|into|every|before|after|then)\b/gi;
-const englishWords = (text: string): number => text.match(ENGLISH)?.length ?? 0;
+const ENGLISH_WORDS = ['the', 'and', 'to', 'of', 'a', 'in', 'is', 'it', 'you', 'your', 'that', 'for', 'on', 'with', 'as', 'this', 'be', 'all', 'any', 'from', 'or', 'not', 'are', 'by', 'at', 'into', 'every', 'before', 'after', 'then'];
+const wordsRegex = (words: readonly string[]): RegExp => new RegExp(`\\b(?:${words.join('|')})\\b`, 'gi');
+const ENGLISH = wordsRegex(ENGLISH_WORDS);
+/**
+ * The same words as ROT13 and reversal write them. Both transforms keep which characters are word characters, so a
+ * clause holds as many of these as its transform holds English words: counted on the clause, without transforming it.
+ */
+const ENGLISH_ROT13 = wordsRegex(ENGLISH_WORDS.map((w) => ROT13(w)));
+const ENGLISH_REVERSED = wordsRegex(ENGLISH_WORDS.map((w) => [...w].reverse().join('')));
+const count = (re: RegExp, text: string): number => text.match(re)?.length ?? 0;
 
 /** A length-preserving transform of one clause of a text and how a span of its result maps back onto the text. */
 export interface TransformedView {
@@ -184,17 +192,18 @@ const CLAUSE = /[^.!?:;\n]{20,}[.!?:;]?|[.!?][^.!?:;\n]{20,}/g;
  */
 export function transformedViews(text: string): TransformedView[] {
   const out: TransformedView[] = [];
+  // a clause has no word the text has not: a text with fewer than three transformed English words has no such clause
+  if (count(ENGLISH_ROT13, text) < 3 && count(ENGLISH_REVERSED, text) < 3) return out;
   CLAUSE.lastIndex = 0;
   for (let m = CLAUSE.exec(text); m && out.length < 16; m = CLAUSE.exec(text)) {
     const clause = m[0];
     const at = m.index;
-    const own = englishWords(clause);
-    const rot = ROT13(clause);
-    const nRot = englishWords(rot);
-    if (nRot >= 3 && nRot >= 2 * own + 1) out.push({ encoding: 'rot13', text: rot, spanOf: (s, e) => [at + s, at + e] });
-    const rev = REVERSED(clause);
-    const nRev = englishWords(rev);
-    if (nRev >= 3 && nRev >= 2 * own + 1) out.push({ encoding: 'reversed', text: rev, spanOf: (s, e) => [at + clause.length - e, at + clause.length - s] });
+    const nRot = count(ENGLISH_ROT13, clause);
+    const nRev = count(ENGLISH_REVERSED, clause);
+    if (nRot < 3 && nRev < 3) continue;
+    const own = count(ENGLISH, clause);
+    if (nRot >= 3 && nRot >= 2 * own + 1) out.push({ encoding: 'rot13', text: ROT13(clause), spanOf: (s, e) => [at + s, at + e] });
+    if (nRev >= 3 && nRev >= 2 * own + 1) out.push({ encoding: 'reversed', text: REVERSED(clause), spanOf: (s, e) => [at + clause.length - e, at + clause.length - s] });
   }
   return out;
 }
