@@ -72,7 +72,8 @@ export function defaultPeerSets(): PeerSet[] {
     { name: 'threat-training/former-blind-set4.jsonl — ours trained on it since set5 was scored (in-sample)', path: resolve(root, 'test/fixtures/threat-training/former-blind-set4.jsonl') },
     { name: 'threat-blind/set5.jsonl — not trained on; the fourth round read its scores while choosing (development set)', path: resolve(root, 'test/fixtures/threat-blind/set5.jsonl') },
     { name: 'threat-blind/set6.jsonl — held out (never trained or tuned on)', path: resolve(root, 'test/fixtures/threat-blind/set6.jsonl') },
-    { name: 'threat-blind/set7.jsonl — held out (never trained or tuned on; written after the last change)', path: resolve(root, 'test/fixtures/threat-blind/set7.jsonl') },
+    { name: 'threat-blind/set7.jsonl — held out (never trained or tuned on)', path: resolve(root, 'test/fixtures/threat-blind/set7.jsonl') },
+    { name: 'threat-blind/set8.jsonl — held out (never trained or tuned on; written after the last change)', path: resolve(root, 'test/fixtures/threat-blind/set8.jsonl') },
     { name: 'dev.jsonl — ours trained on it (in-sample)', path: resolve(root, 'scripts/threat-train/data/dev.jsonl') },
     {
       name: 'threat-realtext/heldout.jsonl.gz — real documentation, tldr pages, e-mails and Q&A answers nobody wrote for a scanner (held out by source: never trained or tuned on)',
@@ -140,7 +141,7 @@ const rate = (x: number): string => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
 export async function runThreatPeersBench(sets: PeerSet[], ours: Flagger = oursFlag): Promise<void> {
   console.log('\n## Threat scanners: ours vs peers\n');
   console.log('headline recall = threat lines except `paraphrase_stretch` and policy lines; FPR over benign lines.');
-  console.log("Ours' generalisation figures are the held-out sets (threat-blind/set6 and set7, and the real text held out by source); on the sets it trained on, ours' figures are in-sample.");
+  console.log("Ours' generalisation figures are the held-out sets (threat-blind/set6, set7 and set8, and the real text held out by source); on the sets it trained on, ours' figures are in-sample.");
   console.log('ATR = agent-threat-rules, each text as a `tool_response` event, flagged on any match at any severity; vard = `vard.strict()`, flagged when it would block.');
   const present = sets.filter((s) => existsSync(s.path));
   for (const s of sets) if (!present.includes(s)) console.log(`\n(skipped ${s.name}: not found at ${s.path})`);
