@@ -332,7 +332,8 @@ export function compileFusedPass(t: Tables): FusedPassFn {
       if (sStart >= 0) record(sStart, sEnd, count, sum);
     } else {
       // a non-ASCII character at i: the features are left unfinished (the model reads the normalised view);
-      // the keyword pass goes on as compilePass's loop does
+      // the keyword pass goes on as compilePass's loop does (the automaton step and run tracking are written out here
+      // as in the punctuation loop above, not called: a call per character in this loop cost more than the copy)
       found |= PF.NoFeatures;
       for (; i < n; i++) {
         const c = text.charCodeAt(i);
