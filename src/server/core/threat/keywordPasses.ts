@@ -333,7 +333,7 @@ export function compileFusedPass(t: Tables): FusedPassFn {
     } else {
       // a non-ASCII character at i: the features are left unfinished (the model reads the normalised view);
       // the keyword pass goes on as compilePass's loop does (the automaton step and run tracking are written out here
-      // as in the punctuation loop above, not called: a call per character in this loop cost more than the copy)
+      // as in the punctuation loop above, on purpose: this pass's loops read only locals and literals, see d94df6a)
       found |= PF.NoFeatures;
       for (; i < n; i++) {
         const c = text.charCodeAt(i);
