@@ -1,6 +1,6 @@
 // The scanner's speed shortcuts must never change a finding: each is held here to the full path it skips, over
 // texts that take both sides of it (ASCII and non-ASCII, angle brackets and their look-alikes, our closers in
-// every spelling, long notes, the threat corpora and their variants).
+// every spelling, encoded and transformed runs, long notes, the threat corpora and their variants).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dumpTexts, findingKey } from '../../scripts/threat-train/findings-dump';
@@ -8,7 +8,10 @@ import { buildRealisticCorpus } from '../../bench/threat';
 import { GT_CONFUSABLES, LT_CONFUSABLES } from '../../src/server/core/threat/angleConfusables';
 import { asciiMayHoldCloser, withLookAlikeClosers } from '../../src/server/core/threat/closerPolicy';
 import { findEnvelopeMarkers } from '../../src/server/core/threat/envelope';
+import { findDecodedRuns, ON_REQUEST, transformedViews } from '../../src/server/core/threat/decoders';
 import { analyse, featureWeights } from '../../src/server/core/threat/model/classifier';
+import { features } from '../../src/server/core/threat/model/features';
+import { onRequestNeeds } from '../../src/server/core/threat/onRequest';
 import { clearKeywords, scanKeywordsAndFeatures } from '../../src/server/core/threat/prefilter';
 import { scanKnowledgeText } from '../../src/server/core/threat/textScan';
 import { scanText, ThreatScanner, type ThreatFinding } from '../../src/server/core/threat/threatScanner';
@@ -93,4 +96,42 @@ test('model sums shortcut: the sentence sums of the fused keyword pass score eve
     hits += full.hits.length;
   }
   assert.ok(read > 500 && hits > 20, `${read} texts scored, ${hits} hits`);
+});
+
+test('on-request shortcut: a decoder or transform the fused pass leaves out finds nothing in the text', () => {
+  const { weights, mask } = featureWeights();
+  const skipped: Record<string, number> = {};
+  const found: Record<string, number> = {};
+  for (const t of TEXTS) {
+    if (!isAscii(t)) continue;
+    const f = scanKeywordsAndFeatures(t, weights, mask);
+    clearKeywords();
+    const needs = onRequestNeeds(t, f);
+    for (const e of ON_REQUEST) {
+      const runs = findDecodedRuns(t, undefined, [e]);
+      if (runs.length > 0) found[e] = (found[e] ?? 0) + 1;
+      if (needs.encodings.includes(e)) continue;
+      skipped[e] = (skipped[e] ?? 0) + 1;
+      assert.deepEqual(runs, [], `${e}: ${JSON.stringify(t.slice(0, 120))}`);
+    }
+    const views = transformedViews(t);
+    if (views.length > 0) found.transformed = (found.transformed ?? 0) + 1;
+    if (!needs.transformed) {
+      skipped.transformed = (skipped.transformed ?? 0) + 1;
+      assert.deepEqual(views, [], JSON.stringify(t.slice(0, 120)));
+    }
+  }
+  // both sides of each: most texts skip it, and texts the decoder finds runs in are there
+  for (const k of [...ON_REQUEST, 'transformed']) assert.ok((skipped[k] ?? 0) > 1000 && (found[k] ?? 0) >= 2, `${k}: ${skipped[k]} skipped, ${found[k]} found`);
+});
+
+test('on-request shortcut: once other features are computed, or without the fused pass, every decoder the text may need runs', () => {
+  const { weights, mask } = featureWeights();
+  const t = 'Plain note: the build runs on CI and the cache is keyed by the lockfile.';
+  const f = scanKeywordsAndFeatures(t, weights, mask);
+  clearKeywords();
+  assert.deepEqual(onRequestNeeds(t, f), { encodings: [], transformed: false });
+  features('another text entirely', 0, 21);
+  assert.deepEqual(onRequestNeeds(t, f), { encodings: ['base32', 'charcodes'], transformed: true });
+  assert.deepEqual(onRequestNeeds(`${t} &#73;`, null), { encodings: ['base32', 'entity', 'charcodes'], transformed: true });
 });

@@ -109,6 +109,25 @@ const DETECTORS: ReadonlyArray<{ encoding: Encoding; re: RegExp; decode: (run: s
 /** Decoders that run only when asked for (their characters are everywhere: the scanner asks when the text warrants it). */
 export const ON_REQUEST: readonly Encoding[] = ['base32', 'entity', 'charcodes'];
 
+/**
+ * What a text must hold before an on-request decoder can find a run in it, as the keyword pass counts it on a word
+ * (a run of `[0-9A-Za-z_]`, which is what `\b` bounds):
+ * - base32: a word whose first {@link BASE32_MIN} characters are `A–Z 2–7` (a run starts at `\b` and is made of word
+ *   characters, so it starts a word and goes on inside it);
+ * - character codes: {@link CHARCODES_MIN} words of two or three digits (each code of a list is a whole word: a
+ *   separator or `chr(` before it, `)` or a separator after it);
+ * - character references: `&#` (checked on the text).
+ */
+export const BASE32_MIN = 16;
+export const CHARCODES_MIN = 8;
+
+const ON_REQUEST_BY_BITS: ReadonlyArray<readonly Encoding[]> = Array.from({ length: 8 }, (_, bits) => ON_REQUEST.filter((_e, k) => (bits >> k) & 1));
+
+/** The on-request decoders a text may need, in {@link ON_REQUEST}'s order (each flag: the text holds what that decoder needs). */
+export function onRequestEncodings(base32: boolean, entity: boolean, charcodes: boolean): readonly Encoding[] {
+  return ON_REQUEST_BY_BITS[(base32 ? 1 : 0) | (entity ? 2 : 0) | (charcodes ? 4 : 0)]!;
+}
+
 /** True when decoded bytes read as text: valid-ish UTF-8, ≥ 90% printable, with ≥ 30% letters (of any script). */
 export function readableText(buf: Buffer): string | null {
   if (buf.length < 8) return null;
@@ -174,6 +193,31 @@ const ENGLISH = wordsRegex(ENGLISH_WORDS);
 const ENGLISH_ROT13 = wordsRegex(ENGLISH_WORDS.map((w) => ROT13(w)));
 const ENGLISH_REVERSED = wordsRegex(ENGLISH_WORDS.map((w) => [...w].reverse().join('')));
 const count = (re: RegExp, text: string): number => text.match(re)?.length ?? 0;
+
+/** Bits of {@link transformWords}: a word of the ROT13 list, of it and not of {@link ENGLISH_WORDS}, of the reversed list, of it only. */
+export const TW_ROT = 1;
+export const TW_ROT_ONLY = 2;
+export const TW_REV = 4;
+export const TW_REV_ONLY = 8;
+
+/** Every word of the transformed lists with its {@link TW_ROT}… bits (for a keyword pass that counts them on a text's words). */
+export function transformWords(): Map<string, number> {
+  const english = new Set(ENGLISH_WORDS);
+  const out = new Map<string, number>();
+  const add = (w: string, bits: number): void => void out.set(w, (out.get(w) ?? 0) | bits);
+  for (const w of ENGLISH_WORDS.map((x) => ROT13(x))) add(w, TW_ROT | (english.has(w) ? 0 : TW_ROT_ONLY));
+  for (const w of ENGLISH_WORDS.map((x) => [...x].reverse().join(''))) add(w, TW_REV | (english.has(w) ? 0 : TW_REV_ONLY));
+  return out;
+}
+
+/**
+ * Whether a text whose words hold `rot` words of the ROT13 list (`rotOnly` of them not English words) and `rev` of
+ * the reversed list (`revOnly` not English) may have a clause {@link transformedViews} returns. A clause returned as
+ * ROT13 has R words of the list only, B of both lists and E English ones only with R + B ≥ 3 and R + B ≥ 2(E + B) + 1,
+ * so R ≥ 2E + B + 1; were R ≤ 1, B would be 0 and R + B < 3: so R ≥ 2 (the same for reversal). A clause's words are
+ * whole words of the text (clauses end at stops), so the text holds at least as many.
+ */
+export const mayHoldTransformed = (rot: number, rotOnly: number, rev: number, revOnly: number): boolean => (rot >= 3 && rotOnly >= 2) || (rev >= 3 && revOnly >= 2);
 
 /** A length-preserving transform of one clause of a text and how a span of its result maps back onto the text. */
 export interface TransformedView {

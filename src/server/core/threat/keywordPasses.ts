@@ -5,6 +5,7 @@
 /** Pure module: no `vscode`, no language-server imports. */
 import { ASCII_KIND, beginFeatures, closeSegment, isWindowStop, MAX_SEGMENT, mix, PUNCT_MAX, SEED_PUNCT, SEED_STEM, SEED_WORD, STEM_LEN, step } from './model/features';
 import { lowerAscii } from './textFold';
+import { BASE32_MIN } from './decoders';
 
 /** At most this many keywords (a pass result keeps the hit count in its low 16 bits). */
 export const MAX_KEYWORDS = (1 << 16) - 1;
@@ -141,6 +142,7 @@ export function compileFusedPass(t: Tables): FusedPassFn {
     let b64Cls = 0;
     let hexLen = 0;
     let found = 0;
+    let hexReached = 0;
     const n = text.length;
     const out = beginFeatures(n);
     let count = 0;
@@ -197,9 +199,9 @@ export function compileFusedPass(t: Tables): FusedPassFn {
         let h = seedWord;
         let stem = seedStem;
         let len = 0;
-        // the run features are taken per word (below): the OR and the AND of its characters' classes
+        // the base64 run is taken per word (below), from the OR of its characters' classes; the hex run per character,
+        // without a branch (hexReached: negative once a run reaches the minimum)
         let any = 0;
-        let every = -1;
         const ws = i;
         while (i < n) {
           const d = text.charCodeAt(i);
@@ -228,7 +230,8 @@ export function compileFusedPass(t: Tables): FusedPassFn {
             }
           }
           any |= info;
-          every &= info;
+          hexLen = (hexLen + 1) & -((info >> P.HexShift) & 1);
+          hexReached |= (P.HexMin - 1 - hexLen) >> 31;
           // features.ts `step` (FNV-1a) of the folded character, written out
           const f = info >>> P.LowerShift;
           h = Math.imul(h ^ f, P.FnvPrime);
@@ -236,27 +239,22 @@ export function compileFusedPass(t: Tables): FusedPassFn {
           len++;
           i++;
         }
-        // the word's run features, as the per-character tracking of the other loops would have them: every word character
-        // is a base64 character, so the base64 run goes on through the word (its length and classes only grow, so it is
-        // checked once, at the end); the hex run goes on through a word of hex digits, else it breaks inside the word
+        // the word's base64 run, as the per-character tracking of the other loops would have it: every word character
+        // is a base64 character, so the run goes on through the word (its length and classes only grow, so it is
+        // checked once, at the end)
         b64Len += len;
         b64Cls |= any;
         if (b64Len >= P.B64Min && (b64Cls & P.B64Mixed) === P.B64Mixed) found |= PF.B64;
-        if ((every & P.HexClass) !== 0) hexLen += len;
-        else if (hexLen + len >= P.HexMin) {
-          // a run that may reach the minimum inside the word: character by character
-          for (let j = ws; j < i; j++) {
-            hexLen = (hexLen + 1) & -((A[text.charCodeAt(j)]! >> P.HexShift) & 1);
-            if (hexLen >= P.HexMin) found |= PF.Hex;
-          }
-        } else {
-          // no run reaches the minimum in the word: the run now is the word's trailing hex digits
-          let t = i;
-          while (t > ws && (A[text.charCodeAt(t - 1)]! & P.HexClass) !== 0) t--;
-          hexLen = i - t;
-        }
-        if (hexLen >= P.HexMin) found |= PF.Hex;
         if (!ascii) break;
+        // a word that may start a base32 run (decoders.ts BASE32_MIN; rare: one comparison per word)
+        if (len >= P.Base32Min && (found & PF.Base32) === 0) {
+          let j = ws;
+          for (; j < ws + P.Base32Min; j++) {
+            const d = text.charCodeAt(j);
+            if (!((d >= 65 && d <= 90) || (d >= 50 && d <= 55))) break;
+          }
+          if (j === ws + P.Base32Min) found |= PF.Base32;
+        }
         out[count++] = h;
         sum += weights[h & mask]!;
         if (len > stemLen) {
@@ -368,6 +366,7 @@ export function compileFusedPass(t: Tables): FusedPassFn {
         }
       }
     }
+    if (hexReached < 0) found |= PF.Hex;
     if (flags & P.EscClass) found |= PF.Esc;
     if (flags & P.NonAsciiClass) found |= PF.NonAscii;
     return hitCount | (found << PK.HitBits);
@@ -402,9 +401,9 @@ const enum P {
   HexMin = 23,
   B64Shift = 8,
   HexShift = 9,
-  HexClass = 1 << 9,
   EscClass = 4 << 8,
   NonAsciiClass = 8 << 8,
+  Base32Min = 16,
   B64Mixed = (16 | 32 | 64) << 8,
   FnvPrime = 16777619,
 }
@@ -421,6 +420,7 @@ const enum PF {
   Esc = 4,
   NonAscii = 8,
   NoFeatures = 16,
+  Base32 = 32,
 }
 
 /** A pass result: the hit count in the low bits, the features above. */
@@ -432,6 +432,8 @@ export const FOUND_ESC = 4;
 export const FOUND_NONASCII = 8;
 /** Fused pass only: the text has a non-ASCII character, its features were not computed. */
 export const FOUND_NO_FEATURES = 16;
+/** Fused pass, ASCII text only: a word starts with BASE32_MIN characters of the base32 alphabet. */
+export const FOUND_BASE32 = 32;
 
 const isWordCode = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95;
 
@@ -467,7 +469,7 @@ export const CHAR_CLASS: Uint8Array = (() => {
 if (
   P.Out !== OUT || PK.Start !== START || PK.End !== END || P.B64Min !== B64_MIN || P.HexMin !== HEX_MIN || P.B64Shift !== 8 + B64_BIT || P.HexShift !== 8 + HEXSEP_BIT ||
   P.EscClass !== ESC << 8 || P.NonAsciiClass !== NONASCII << 8 || P.B64Mixed !== B64_MIXED || PF.B64 !== FOUND_B64 || PF.Hex !== FOUND_HEX ||
-  PF.Esc !== FOUND_ESC || PF.NonAscii !== FOUND_NONASCII || PF.NoFeatures !== FOUND_NO_FEATURES || PK.HitBits !== HIT_BITS || step(0, 0) !== 0 || step(1, 0) !== P.FnvPrime
+  PF.Esc !== FOUND_ESC || PF.NonAscii !== FOUND_NONASCII || PF.NoFeatures !== FOUND_NO_FEATURES || PF.Base32 !== FOUND_BASE32 || P.Base32Min !== BASE32_MIN || PK.HitBits !== HIT_BITS || step(0, 0) !== 0 || step(1, 0) !== P.FnvPrime
 ) {
   throw new Error('keywordPasses: the fused pass\'s constants differ from the module\'s');
 }

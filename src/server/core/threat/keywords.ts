@@ -10,8 +10,9 @@
  * Characters outside the alphabet of the keywords (and every non-ASCII character) act as a neutral symbol,
  * so the pass is a table lookup per character. Pure module.
  */
-import { compileFusedPass, compilePass, CHAR_CLASS, FOUND_B64, FOUND_ESC, FOUND_HEX, FOUND_NO_FEATURES, FOUND_NONASCII, HIT_BITS, HIT_MASK, NONASCII, type FusedPassFn, type PassFn, type Tables } from './keywordPasses';
+import { compileFusedPass, compilePass, CHAR_CLASS, FOUND_B64, FOUND_BASE32, FOUND_ESC, FOUND_HEX, FOUND_NO_FEATURES, FOUND_NONASCII, HIT_BITS, HIT_MASK, NONASCII, type FusedPassFn, type PassFn, type Tables } from './keywordPasses';
 import { buildKeywordTables, type KeywordTables } from './keywordTables';
+import { featureGeneration } from './model/features';
 
 export { buildKeywordTables, type KeywordTables } from './keywordTables';
 
@@ -66,7 +67,7 @@ export class KeywordAutomaton {
    * and `featuresDone` is true. A text with a non-ASCII character is scanned as {@link scan} does (its features
    * are computed on its normalised, lowercased view instead) and `featuresDone` is false.
    */
-  scanWithFeatures(text: string, seen: Uint8Array, weights: Int8Array, mask: number): TextFeatures & { readonly featuresDone: boolean } {
+  scanWithFeatures(text: string, seen: Uint8Array, weights: Int8Array, mask: number): FusedFeatures {
     const before = this.nHits;
     const r = (this.fused ??= compileFusedPass(this.tables))(text, seen, before, weights, mask);
     this.nHits = r & HIT_MASK;
@@ -78,6 +79,8 @@ export class KeywordAutomaton {
       hasEscape: (found & FOUND_ESC) !== 0,
       hasNonAscii: (found & FOUND_NONASCII) !== 0,
       featuresDone: (found & FOUND_NO_FEATURES) === 0,
+      hasBase32Word: (found & FOUND_BASE32) !== 0,
+      generation: featureGeneration(),
     };
   }
 
@@ -91,6 +94,16 @@ export class KeywordAutomaton {
   get hitCount(): number {
     return this.nHits;
   }
+}
+
+/** {@link TextFeatures} of the fused pass (`KeywordAutomaton.scanWithFeatures`). */
+export interface FusedFeatures extends TextFeatures {
+  /** The learned stage's features of the text are computed (it is ASCII). */
+  readonly featuresDone: boolean;
+  /** When `featuresDone`: a word starts with decoders.ts BASE32_MIN characters of the base32 alphabet (else false). */
+  readonly hasBase32Word: boolean;
+  /** model/features.ts featureGeneration() after the pass: while it is unchanged, the feature buffer holds this text's features. */
+  readonly generation: number;
 }
 
 /** Character features of a text, from the prefilter pass. */

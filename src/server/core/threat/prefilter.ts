@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { KeywordAutomaton, type TextFeatures } from './keywords';
+import { KeywordAutomaton, type FusedFeatures, type TextFeatures } from './keywords';
 import type { Formula } from './literals';
 import { formulasOf, loadTables, PATTERN_RULES, prefilterStems, rulesKey, type StoredPrefilter } from './prefilterFormulas';
 import type { PatternRule } from './rules';
@@ -169,7 +169,7 @@ export function scanKeywords(text: string): TextFeatures {
  * sentence's sum of `weights` (see `KeywordAutomaton.scanWithFeatures`): when `featuresDone`, the model reads
  * them instead of a pass of its own.
  */
-export function scanKeywordsAndFeatures(text: string, weights: Int8Array, mask: number): TextFeatures & { readonly featuresDone: boolean } {
+export function scanKeywordsAndFeatures(text: string, weights: Int8Array, mask: number): FusedFeatures {
   automaton.reset(SEEN);
   return automaton.scanWithFeatures(text, SEEN, weights, mask);
 }

@@ -16,9 +16,10 @@
  *
  * Pure module: no `vscode`, no language-server imports (the CLI and other editors use it directly).
  */
-import { findDecodedRuns, ON_REQUEST, readsAsProse, readsAsWords, transformedViews, type DecodedRun, type Encoding } from './decoders';
+import { findDecodedRuns, readsAsProse, readsAsWords, transformedViews, type DecodedRun, type Encoding } from './decoders';
 import { findBidiRuns, findHiddenContainers, findTagRuns, findZeroWidthInWords, type HiddenContainer, type HiddenRun } from './hidden';
-import type { TextFeatures } from './keywords';
+import type { FusedFeatures, TextFeatures } from './keywords';
+import { onRequestNeeds, type OnRequestNeeds } from './onRequest';
 import { findIntents } from './intent/intent';
 import { analyse, counts, featureWeights, gateOf } from './model/classifier';
 import { isUngated, withLookAlikeClosers } from './closerPolicy';
@@ -77,6 +78,9 @@ function scanInternal(text: string, depth: number, state: ScanState, prefilter: 
   let features: TextFeatures | null = null;
   // whether the keyword pass also computed the model's features of the view (ASCII text, learned stage on)
   let featuresDone = false;
+  // the fused pass's result (null: no fused pass), and what the on-request decoders may need (read off it after the model)
+  let fused: FusedFeatures | null = null;
+  let needs: OnRequestNeeds | null = null;
   if (prefilter) {
     // keyword pass over the text first: ASCII text (the common case) is its own view, no normalisation pass
     if (state.learned) {
@@ -85,6 +89,7 @@ function scanInternal(text: string, depth: number, state: ScanState, prefilter: 
       const f = scanKeywordsAndFeatures(text, weights, mask);
       featuresDone = f.featuresDone;
       features = f;
+      fused = f;
     } else features = scanKeywords(text);
     if (depth === 0) state.ascii = !features.hasNonAscii;
     view = features.hasNonAscii ? normalizeForMatching(text) : { text, map: null };
@@ -111,6 +116,8 @@ function scanInternal(text: string, depth: number, state: ScanState, prefilter: 
     // (the view of a text without non-ASCII characters is ASCII: the model need not look for any)
     const reading = analyse(v, features !== null && !features.hasNonAscii, featuresDone);
     best = reading.best;
+    // (read now: a scan of decoded text below writes the feature buffer the fused pass left)
+    if (best > -Infinity && depth < MAX_DEPTH) needs = onRequestNeeds(v, fused);
     // (our closer policy: a closer of our envelope is never vetoed, `closerPolicy.ts`)
     let kept = 0;
     for (const f of viewFindings) {
@@ -172,8 +179,9 @@ function scanInternal(text: string, depth: number, state: ScanState, prefilter: 
   // base32, character references, character codes, ROT13 and reversed text: where the learned stage reads the text
   // as anything like an instruction ("run the encoded step", "decode and apply"), or cannot read it
   if ((!state.learned || best > -Infinity) && depth < MAX_DEPTH && state.budget > 0) {
-    decodeRuns(findDecodedRuns(v, undefined, ON_REQUEST));
-    for (const t of depth === 0 ? transformedViews(v) : []) {
+    needs ??= onRequestNeeds(v, null);
+    if (needs.encodings.length > 0) decodeRuns(findDecodedRuns(v, undefined, needs.encodings));
+    for (const t of depth === 0 && needs.transformed ? transformedViews(v) : []) {
       if (state.budget <= 0) break;
       state.budget -= t.text.length;
       const inner = scanInternal(t.text, depth + 1, state, prefilter);

@@ -65,6 +65,13 @@ let segFeatEnd = new Int32Array(64);
 /** Per sentence, the sum of the int8 model weights of its features, when the pass that wrote it had the weights. */
 let segSum = new Float64Array(64);
 let segCount = 0;
+/** Counts the passes that wrote the buffers: a reader that kept the count knows whether they still hold its text's features. */
+let generation = 0;
+
+/** The count of passes that have written the feature buffers so far (see {@link featureBuffer}). */
+export function featureGeneration(): number {
+  return generation;
+}
 
 /** The hashes of the last {@link features} call. */
 export function featureBuffer(): Int32Array {
@@ -102,6 +109,7 @@ function grow<T extends Int32Array<ArrayBuffer> | Float64Array<ArrayBuffer>>(a: 
 export function beginFeatures(length: number): Int32Array {
   if (buffer.length < 3 * length + 3) buffer = new Int32Array(3 * length + 1024);
   segCount = 0;
+  generation++;
   return buffer;
 }
 
@@ -137,6 +145,7 @@ export function features(text: string, from: number, to: number): number {
   const out = buffer;
   let count = 0;
   segCount = 0;
+  generation++;
   let sStart = -1; // start of the current sentence (-1: none yet)
   let sEnd = from; // end of the last token of the current sentence
   let prevStem = 0; // stem hash of the previous word (0: none since the last punctuation/CJK run)
