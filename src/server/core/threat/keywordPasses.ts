@@ -247,13 +247,13 @@ export function compileFusedPass(t: Tables): FusedPassFn {
         if (b64Len >= P.B64Min && (b64Cls & P.B64Mixed) === P.B64Mixed) found |= PF.B64;
         if (!ascii) break;
         // a word that may start a base32 run (decoders.ts BASE32_MIN; rare: one comparison per word)
-        if (len >= P.Base32Min && (found & PF.Base32) === 0) {
+        if (len >= PW.Base32Min && (found & PF.Base32) === 0) {
           let j = ws;
-          for (; j < ws + P.Base32Min; j++) {
+          for (; j < ws + PW.Base32Min; j++) {
             const d = text.charCodeAt(j);
             if (!((d >= 65 && d <= 90) || (d >= 50 && d <= 55))) break;
           }
-          if (j === ws + P.Base32Min) found |= PF.Base32;
+          if (j === ws + PW.Base32Min) found |= PF.Base32;
         }
         out[count++] = h;
         sum += weights[h & mask]!;
@@ -403,7 +403,6 @@ const enum P {
   HexShift = 9,
   EscClass = 4 << 8,
   NonAsciiClass = 8 << 8,
-  Base32Min = 16,
   B64Mixed = (16 | 32 | 64) << 8,
   FnvPrime = 16777619,
 }
@@ -412,6 +411,10 @@ const enum PK {
   Start = 1,
   End = 2,
   HitBits = 16,
+}
+/** Word lengths the fused pass checks, as literals (see {@link P}). */
+const enum PW {
+  Base32Min = 16,
 }
 /** The pass result's FOUND_* bits, as literals (see {@link P}). */
 const enum PF {
@@ -469,7 +472,7 @@ export const CHAR_CLASS: Uint8Array = (() => {
 if (
   P.Out !== OUT || PK.Start !== START || PK.End !== END || P.B64Min !== B64_MIN || P.HexMin !== HEX_MIN || P.B64Shift !== 8 + B64_BIT || P.HexShift !== 8 + HEXSEP_BIT ||
   P.EscClass !== ESC << 8 || P.NonAsciiClass !== NONASCII << 8 || P.B64Mixed !== B64_MIXED || PF.B64 !== FOUND_B64 || PF.Hex !== FOUND_HEX ||
-  PF.Esc !== FOUND_ESC || PF.NonAscii !== FOUND_NONASCII || PF.NoFeatures !== FOUND_NO_FEATURES || PF.Base32 !== FOUND_BASE32 || P.Base32Min !== BASE32_MIN || PK.HitBits !== HIT_BITS || step(0, 0) !== 0 || step(1, 0) !== P.FnvPrime
+  PF.Esc !== FOUND_ESC || PF.NonAscii !== FOUND_NONASCII || PF.NoFeatures !== FOUND_NO_FEATURES || PF.Base32 !== FOUND_BASE32 || PW.Base32Min !== BASE32_MIN || PK.HitBits !== HIT_BITS || step(0, 0) !== 0 || step(1, 0) !== P.FnvPrime
 ) {
   throw new Error('keywordPasses: the fused pass\'s constants differ from the module\'s');
 }
