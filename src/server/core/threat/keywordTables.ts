@@ -90,20 +90,29 @@ export function buildKeywordTables(keywords: readonly string[]): KeywordTables {
       }
     }
   }
+  // States renumbered in breadth-first order (the trie numbered them keyword by keyword): the shallow states, where
+  // ordinary text keeps the automaton, then share a few kilobytes of rows instead of being spread over the table.
   // Mark states with outputs in the high bit (2-byte entries keep the hot rows in the L1 cache).
   if (goto.length > OUT) throw new Error('keyword automaton too large');
-  const delta16 = new Uint16Array(delta.length);
-  for (let i = 0; i < delta.length; i++) {
-    const t = delta[i]!;
-    delta16[i] = outs[t]!.length ? t | OUT : t;
-  }
+  const order = [0, ...queue];
+  const rank = new Int32Array(goto.length);
+  order.forEach((s, r) => (rank[s] = r));
+  const stride = 1 << Math.ceil(Math.log2(symbols));
+  const delta16 = new Uint16Array(goto.length * stride);
+  order.forEach((s, r) => {
+    for (let a = 0; a < symbols; a++) {
+      const t = delta[s * symbols + a]!;
+      delta16[r * stride + a] = outs[t]!.length ? rank[t]! | OUT : rank[t]!;
+    }
+  });
   const outStart = new Int32Array(goto.length).fill(-1);
   const ids: number[] = [];
-  outs.forEach((o, s) => {
+  order.forEach((s, r) => {
+    const o = outs[s]!;
     if (o.length) {
-      outStart[s] = ids.length;
+      outStart[r] = ids.length;
       ids.push(...new Set(o), -1);
     }
   });
-  return { alphabet, delta: delta16, stride: symbols, outStart, outIds: Int32Array.from(ids), kwLen, kwFlags };
+  return { alphabet, delta: delta16, stride, outStart, outIds: Int32Array.from(ids), kwLen, kwFlags };
 }
