@@ -17,6 +17,9 @@ export interface KeywordTables {
   readonly kwFlags: Uint8Array;
 }
 
+/** The tables' layout, part of a stored derivation's key (2: states numbered breadth-first, rows a power of two apart). */
+export const TABLES_LAYOUT = 2;
+
 /** A keyword's boundary marker: leading, "at a word start"; trailing, "at a word end". */
 const MARK = '\x01';
 

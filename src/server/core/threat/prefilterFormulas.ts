@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { buildKeywordTables, type KeywordTables } from './keywords';
+import { TABLES_LAYOUT } from './keywordTables';
 import { and as andF, atomsOf, necessaryLiterals, or as orF, type Formula } from './literals';
 import { RULES, type NearClause, type PatternRule } from './rules';
 
@@ -29,9 +30,13 @@ export function formulasOf(rules: readonly PatternRule[]): Formula[] {
   return rules.map((rule) => andF([...(rule.requires ?? []).map((g) => orF(g.map(atomF))), ruleFormula(rule)]));
 }
 
-/** Identity of the rules' regexes and requires groups: a stored derivation is used only under the same key. */
+/**
+ * Identity of the rules' regexes and requires groups, and of the layout of the automaton's tables: a stored derivation
+ * is used only under the same key (a file written by an older build is derived again, not misread).
+ */
 export function rulesKey(rules: readonly PatternRule[]): string {
   const h = createHash('sha256');
+  h.update(`tables layout ${TABLES_LAYOUT}\n`);
   for (const r of rules) {
     h.update(r.id).update('\0').update(r.pattern.source).update('\0').update(r.pattern.flags).update('\0');
     for (const entry of r.near ?? []) for (const c of Array.isArray(entry) ? (entry as readonly NearClause[]) : [entry as NearClause]) h.update(c.pattern.source).update('\0');
