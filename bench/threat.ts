@@ -19,7 +19,7 @@ import { resolve } from 'node:path';
 import { buildSync } from 'esbuild';
 import { evaluate, parseLabelled } from '../src/server/core/threat/evaluate';
 import { allRulePatterns, hashContent, scanText, ThreatScanner } from '../src/server/core/threat/threatScanner';
-import { baselineScan, buildCorpus, buildRealisticCorpus, RUNS, time, timeInTurn } from './threatCold';
+import { baselineScan, buildCorpus, buildRealisticCorpus, RUNS, time, timeInTurn, timeShippedColdRescan } from './threatCold';
 
 export { buildCorpus, buildRealisticCorpus } from './threatCold';
 import { nameFindings } from '../src/server/core/threat/names';
@@ -108,7 +108,7 @@ function corpusRows(label: string, corpus: readonly string[], patterns: readonly
  * table's regexes), run by run, twice: in a process of its own (bench/threatCold.ts: the ≤ 60 ms target's row, a fresh
  * heap as the language server's at start) and in this one, after the rows before it.
  */
-function bundleRows(corpus: readonly string[], patterns: readonly RegExp[]): Row[] {
+function bundleRows(): Row[] {
   const root = resolve(__dirname, '..');
   if (!existsSync(resolve(root, 'dist/threat-model.bin'))) {
     console.log('(dist/threat-model.bin not built: run npm run build for the shipped-bundle rows)');
@@ -123,15 +123,7 @@ function bundleRows(corpus: readonly string[], patterns: readonly RegExp[]): Row
     rows.push({ case: 'realistic: cold rescan, every stage, hash supplied, the shipped bundle (esbuild) in a process of its own; baseline timed in turn', ours: cold, baseline, target: '≤ 60 ms' });
   } else console.log(`(the shipped-bundle process failed: ${child.stderr.trim().split('\n').pop()})`);
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const shipped = require(outfile) as typeof import('../src/server/core/threat/threatScanner');
-  const hashes = corpus.map(shipped.hashContent);
-  let scanner = new shipped.ThreatScanner();
-  const [cold, base] = timeInTurn(
-    RUNS,
-    () => (scanner = new shipped.ThreatScanner()),
-    () => corpus.forEach((t, i) => scanner.judge(t, false, hashes[i])),
-    () => baselineScan(corpus, patterns),
-  );
+  const { cold, baseline: base } = timeShippedColdRescan(require(outfile) as typeof import('../src/server/core/threat/threatScanner'));
   rows.push({ case: 'realistic: the same in this process, after the rows above (their caches still on the heap)', ours: cold, baseline: base, target: '(the target is read in its own process, above)' });
   return rows;
 }
@@ -144,7 +136,7 @@ export async function runThreatBench(): Promise<void> {
     ...corpusRows('realistic', buildRealisticCorpus(), patterns, true),
     ...corpusRows('dense', buildCorpus(), patterns, false),
   ];
-  rows.push(...bundleRows(buildRealisticCorpus(), patterns));
+  rows.push(...bundleRows());
   const K = 64 * 1024;
   const adversarial = 'ignore all previous <!-- System:\n~/.aws/credentials curl '.repeat(Math.ceil(K / 60)).slice(0, K);
   rows.push({

@@ -184,10 +184,8 @@ export function timeInTurn(runs: number, setup: () => void, a: () => void, b: ()
 /** Runs of each timed case (medians). */
 export const RUNS = 9;
 
-/** The script: the realistic cold rescan of the bundle at argv[2], timed in turn with the baseline over its own rule table. */
-function main(bundle: string): void {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const shipped = require(bundle) as typeof import('../src/server/core/threat/threatScanner');
+/** The realistic cold rescan through `shipped` (a bundle of threatScanner.ts), timed in turn with the baseline over its own rule table. */
+export function timeShippedColdRescan(shipped: typeof import('../src/server/core/threat/threatScanner')): { cold: number; baseline: number } {
   const corpus = buildRealisticCorpus();
   const patterns = shipped.allRulePatterns();
   const hashes = corpus.map(shipped.hashContent);
@@ -198,7 +196,9 @@ function main(bundle: string): void {
     () => corpus.forEach((t, i) => scanner.judge(t, false, hashes[i])),
     () => baselineScan(corpus, patterns),
   );
-  process.stdout.write(`${JSON.stringify({ cold, baseline })}\n`);
+  return { cold, baseline };
 }
 
-if (typeof module !== 'undefined' && require.main === module) main(process.argv[2]!);
+// the script: the bundle at argv[2], in this fresh process
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+if (typeof module !== 'undefined' && require.main === module) process.stdout.write(`${JSON.stringify(timeShippedColdRescan(require(process.argv[2]!)))}\n`);
