@@ -5,9 +5,8 @@
  *   node --import tsx bench/threatCold.ts dist/bench-threat-scanner.js      → {"cold": ms, "baseline": ms} on stdout
  *
  * The realistic cold rescan's ≤ 60 ms target is read there: a fresh process holding the scanner bundled as esbuild ships
- * it and the corpus, as the language server holds its store when it rescans at start. In the bench's own process the
- * same code reads slower after the rows before it, whose scanners and caches of 20,000 entries the heap still carries
- * (bench/threat.ts prints that figure too).
+ * it and the corpus, as the language server holds its store when it rescans at start (in the bench's own process,
+ * after the rows before it, the bundle's regexes run several times slower: see bench/threat.ts bundleRows).
  */
 import { seededRandom } from '../test/helpers/hostile';
 
