@@ -120,6 +120,8 @@ export const ON_REQUEST: readonly Encoding[] = ['base32', 'entity', 'charcodes']
  */
 export const BASE32_MIN = 16;
 export const CHARCODES_MIN = 8;
+/** The words a code of a character-code list is (the `charcodes` pattern's printable ASCII codes, 32–126). */
+export const CHAR_CODE_WORDS: readonly string[] = Array.from({ length: 126 - 32 + 1 }, (_, k) => String(32 + k));
 
 const ON_REQUEST_BY_BITS: ReadonlyArray<readonly Encoding[]> = Array.from({ length: 8 }, (_, bits) => ON_REQUEST.filter((_e, k) => (bits >> k) & 1));
 
@@ -190,8 +192,10 @@ const ENGLISH = wordsRegex(ENGLISH_WORDS);
  * The same words as ROT13 and reversal write them. Both transforms keep which characters are word characters, so a
  * clause holds as many of these as its transform holds English words: counted on the clause, without transforming it.
  */
-const ENGLISH_ROT13 = wordsRegex(ENGLISH_WORDS.map((w) => ROT13(w)));
-const ENGLISH_REVERSED = wordsRegex(ENGLISH_WORDS.map((w) => [...w].reverse().join('')));
+const ROT13_WORDS = ENGLISH_WORDS.map((w) => ROT13(w));
+const REVERSED_WORDS = ENGLISH_WORDS.map((w) => [...w].reverse().join(''));
+const ENGLISH_ROT13 = wordsRegex(ROT13_WORDS);
+const ENGLISH_REVERSED = wordsRegex(REVERSED_WORDS);
 const count = (re: RegExp, text: string): number => text.match(re)?.length ?? 0;
 
 /** Bits of {@link transformWords}: a word of the ROT13 list, of it and not of {@link ENGLISH_WORDS}, of the reversed list, of it only. */
@@ -205,8 +209,8 @@ export function transformWords(): Map<string, number> {
   const english = new Set(ENGLISH_WORDS);
   const out = new Map<string, number>();
   const add = (w: string, bits: number): void => void out.set(w, (out.get(w) ?? 0) | bits);
-  for (const w of ENGLISH_WORDS.map((x) => ROT13(x))) add(w, TW_ROT | (english.has(w) ? 0 : TW_ROT_ONLY));
-  for (const w of ENGLISH_WORDS.map((x) => [...x].reverse().join(''))) add(w, TW_REV | (english.has(w) ? 0 : TW_REV_ONLY));
+  for (const w of ROT13_WORDS) add(w, TW_ROT | (english.has(w) ? 0 : TW_ROT_ONLY));
+  for (const w of REVERSED_WORDS) add(w, TW_REV | (english.has(w) ? 0 : TW_REV_ONLY));
   return out;
 }
 

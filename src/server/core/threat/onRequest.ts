@@ -8,17 +8,17 @@
  * Pure module: no `vscode`, no language-server imports.
  */
 import type { FusedFeatures } from './keywords';
-import { CHARCODES_MIN, mayHoldTransformed, onRequestEncodings, transformWords, TW_REV, TW_REV_ONLY, TW_ROT, TW_ROT_ONLY, type Encoding } from './decoders';
-import { featureBuffer, featureGeneration, lastSegments, SEED_WORD, step } from './model/features';
+import { CHAR_CODE_WORDS, CHARCODES_MIN, mayHoldTransformed, onRequestEncodings, transformWords, TW_REV, TW_REV_ONLY, TW_ROT, TW_ROT_ONLY, type Encoding } from './decoders';
+import { featureBuffer, featureGeneration, lastSegments, wordFeatureHash } from './model/features';
 
-/** A character code a character-code list may hold (decoders.ts: 32–126), as a word. */
+/** A character code a character-code list may hold (decoders.ts CHAR_CODE_WORDS), as a word. */
 const TW_CODE = 16;
 
 /** The listed words (the transforms' lists and the codes 32–126) by feature hash, one slot per word. */
 const TABLE = ((): { keys: Int32Array; bits: Uint8Array; shift: number } => {
   const words = new Map(transformWords());
-  for (let c = 32; c <= 126; c++) words.set(String(c), (words.get(String(c)) ?? 0) | TW_CODE);
-  const entries = [...words].map(([w, bits]) => ({ hash: [...w].reduce((h, ch) => step(h, ch.charCodeAt(0)), SEED_WORD) | 0, bits }));
+  for (const w of CHAR_CODE_WORDS) words.set(w, (words.get(w) ?? 0) | TW_CODE);
+  const entries = [...words].map(([w, bits]) => ({ hash: wordFeatureHash(w), bits }));
   for (let size = 1024; size <= 1 << 16; size *= 2) {
     for (let shift = 0; shift <= 32 - Math.log2(size); shift++) {
       const slot = (h: number): number => (h >>> shift) & (size - 1);

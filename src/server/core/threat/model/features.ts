@@ -57,6 +57,13 @@ function kindOf(c: number): Kind {
   return Kind.Word;
 }
 
+/** The feature hash of one lowercase word, as {@link features} (and the scanner's fused keyword pass) hash a word. */
+export function wordFeatureHash(word: string): number {
+  let h = SEED_WORD;
+  for (let i = 0; i < word.length; i++) h = step(h, word.charCodeAt(i));
+  return h | 0;
+}
+
 /** Scratch buffers the last {@link features} call wrote to (grown on demand; valid until the next call). */
 let buffer = new Int32Array(1024);
 let segStart = new Int32Array(64);
