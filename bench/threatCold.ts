@@ -144,19 +144,9 @@ export function baselineScan(texts: readonly string[], patterns: readonly RegExp
   return hits;
 }
 
-/** Median wall time of `runs` runs (after one warm-up), in ms. */
+/** Median wall time of `runs` runs (after one warm-up), in ms: {@link timeInTurn} with nothing in turn. */
 export function time(runs: number, setup: () => void, fn: () => void): number {
-  setup();
-  fn();
-  const xs: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    setup();
-    const t0 = performance.now();
-    fn();
-    xs.push(performance.now() - t0);
-  }
-  xs.sort((a, b) => a - b);
-  return xs[Math.floor(xs.length / 2)]!;
+  return timeInTurn(runs, setup, fn, () => {})[0];
 }
 
 /** Medians (ms) of `a` and `b` timed in turn, `runs` times each after one warm-up of each; `setup` runs before each `a`. */
@@ -178,7 +168,6 @@ export function timeInTurn(runs: number, setup: () => void, a: () => void, b: ()
   const med = (xs: number[]): number => xs.sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
   return [med(xa), med(xb)];
 }
-
 
 /** Runs of each timed case (medians). */
 export const RUNS = 9;
